@@ -1,0 +1,254 @@
+// cudalab: check CUDA exercises against CPU references, on a GPU or the CPU simulator.
+// Exit codes: 0 every check passed, 1 something failed, 2 usage or set-up error.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <random>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cudalab/exercise_check.hpp"
+#include "cudalab/paths.hpp"
+#include "cudalab/registry.hpp"
+#include "cudalab/report.hpp"
+#include "cudalab/toolchain.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace cudalab;
+
+constexpr int exit_passed = 0;
+constexpr int exit_failed = 1;
+constexpr int exit_usage = 2;
+
+/// A set-up or usage problem: printed as one line, exit code 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+const Task& task_or_throw(const std::string& key) {
+  const Task* task = find_task(key);
+  if (task == nullptr) throw UsageError(fmt::format("unknown exercise '{}'; {}", key, known_tasks_hint()));
+  return *task;
+}
+
+ToolchainConfig toolchain_config() {
+  ToolchainConfig config;
+  config.cache_dir = cache_dir();
+  config.runner_dir = program_dir();
+  return config;
+}
+
+/// The toolchain for --backend, with the one line that says which was chosen and why.
+std::unique_ptr<Toolchain> choose_backend(const std::string& wanted, std::string& line) {
+  const ToolchainConfig config = toolchain_config();
+  std::string gpu_why;
+  std::unique_ptr<Toolchain> gpu;
+  if (wanted != "sim") {
+    gpu = make_gpu_toolchain(config);
+    if (gpu->available(gpu_why)) {
+      line = "backend: gpu (" + gpu->describe() + ")";
+      return gpu;
+    }
+    if (wanted == "gpu") throw UsageError("--backend gpu: " + gpu_why + "; use --backend sim to run on the CPU simulator");
+  }
+#ifdef CUDALAB_HAVE_SIM
+  auto sim = make_sim_toolchain(config);
+  std::string sim_why;
+  if (!sim->available(sim_why)) throw UsageError("the CPU simulator cannot run here: " + sim_why);
+  line = "backend: sim (" + sim->describe() + ")";
+  if (wanted == "auto") line += "; no GPU: " + gpu_why;
+  return sim;
+#else
+  throw UsageError(wanted == "sim" ? std::string("this build of cudalab has no CPU simulator")
+                                   : "no GPU: " + gpu_why + ", and this build of cudalab has no CPU simulator");
+#endif
+}
+
+// The last verdict per source file, so that `list` can show where a student stands.
+fs::path status_file() { return cache_dir() / "status.json"; }
+
+nlohmann::json load_status() {
+  std::ifstream in(status_file());
+  if (!in) return nlohmann::json::object();
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const std::exception&) {
+    return nlohmann::json::object();  // a damaged status file only loses the `list` column
+  }
+}
+
+void save_status(const std::vector<ExerciseResult>& results) {
+  auto status = load_status();
+  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch()).count();
+  for (const auto& r : results) {
+    status[fs::absolute(r.source).string()] = {{"verdict", verdict_name(r.verdict)},
+                                                {"title", verdict_title(r.verdict)},
+                                                {"backend", backend_name(r.backend)},
+                                                {"time", now}};
+  }
+  std::error_code ec;
+  fs::create_directories(status_file().parent_path(), ec);
+  const fs::path tmp = status_file().string() + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream out(tmp);
+    out << status.dump(2);
+  }
+  fs::rename(tmp, status_file(), ec);
+}
+
+fs::path exercise_source(const Task& task, bool solution) {
+  return project_root() / (solution ? "solutions" : "exercises") / task.info().id / "kernel.cu";
+}
+
+int run_list() {
+  const auto status = load_status();
+  fmt::print("{:<16} {:<26} {}\n", "exercise", "your kernel.cu", "what it practises");
+  for (const auto& t : all_tasks()) {
+    const fs::path source = exercise_source(*t, false);
+    std::string state = "missing";
+    if (fs::exists(source)) {
+      const auto key = fs::absolute(source).string();
+      state = status.contains(key) ? status[key].value("title", "checked") + " (" + status[key].value("backend", "") + ")"
+                                   : "not checked yet";
+    }
+    fmt::print("{:<16} {:<26} {}\n", t->info().id, state, t->info().summary);
+  }
+  fmt::print("\nRun `cudalab check NAME` after editing exercises/NAME/kernel.cu; name an exercise by its\n"
+             "folder (03_matmul), its name (matmul) or its number (3).\n");
+  return exit_passed;
+}
+
+struct CheckArgs {
+  std::vector<std::string> exercises;
+  bool all = false;
+  std::string file;
+  bool solution = false;
+  std::uint64_t seed = 0;
+  bool seed_given = false;
+  std::string backend = "auto";
+  bool json = false;
+  double timeout_s = 20;
+  bool verbose = false;
+  std::string color = "auto";
+  std::vector<std::int64_t> sizes;
+};
+
+int run_check(const CheckArgs& args) {
+  if (args.all && !args.exercises.empty()) throw UsageError("name exercises or give --all, not both");
+  if (!args.all && args.exercises.empty()) throw UsageError("name an exercise (see `cudalab list`) or give --all");
+  if (!args.file.empty() && (args.all || args.exercises.size() != 1)) throw UsageError("--file needs exactly one exercise");
+  if (!args.file.empty() && args.solution) throw UsageError("--file and --solution choose the source twice; give one");
+
+  std::vector<const Task*> tasks;
+  if (args.all) {
+    for (const auto& t : all_tasks()) tasks.push_back(t.get());
+  } else {
+    for (const auto& key : args.exercises) tasks.push_back(&task_or_throw(key));
+  }
+  std::vector<fs::path> sources;
+  for (const Task* t : tasks) {
+    fs::path source = args.file.empty() ? exercise_source(*t, args.solution) : fs::absolute(args.file);
+    if (!fs::is_regular_file(source)) {
+      throw UsageError(fmt::format("{} not found{}", source.string(),
+                                   args.file.empty() ? " (is this a cudalab project? set CUDALAB_ROOT)" : ""));
+    }
+    sources.push_back(source);
+  }
+
+  std::string backend_line;
+  auto toolchain = choose_backend(args.backend, backend_line);
+  CheckOptions options;
+  options.seed = args.seed_given ? args.seed : std::random_device{}();
+  options.timeout = std::chrono::milliseconds(static_cast<long>(args.timeout_s * 1000));
+  options.only_sizes = args.sizes;
+
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  if (!args.json) {
+    fmt::print("{}\nseed {} (repeat with --seed {})\n\n", backend_line, options.seed, options.seed);
+    std::fflush(stdout);
+  }
+  std::vector<ExerciseResult> results;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const ProgressFn progress = [&](const Task& t, std::size_t k, std::size_t n, const Case& c) {
+      if (tty) fmt::print(stderr, "\r\033[Kchecking {} [{}/{}] {}", t.info().id, k + 1, n, c.label());
+    };
+    if (tty) fmt::print(stderr, "\r\033[Kcompiling {}…", tasks[i]->info().id);
+    results.push_back(check_exercise(*tasks[i], *toolchain, sources[i], options, progress));
+  }
+  if (tty) fmt::print(stderr, "\r\033[K");
+  save_status(results);
+
+  if (args.json) {
+    std::cout << check_report_json(results, backend_line, options.seed).dump(2) << '\n';
+  } else {
+    ReportStyle style;
+    style.color = args.color == "always" || (args.color == "auto" && want_color(STDOUT_FILENO));
+    style.verbose = args.verbose;
+    write_check_report(std::cout, results, style);
+  }
+  for (const auto& r : results) {
+    if (r.verdict != Verdict::passed) return exit_failed;
+  }
+  return exit_passed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"cudalab: learn CUDA by doing. Checks your kernels against CPU references on fresh random\n"
+               "inputs and explains what is wrong; runs on the GPU, or on a CPU simulator when there is none."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("cudalab ") + CUDALAB_VERSION);
+  app.footer("Exit codes: 0 all passed, 1 something failed, 2 usage or set-up error.\n"
+             "Environment: CUDALAB_ROOT (project folder), CUDALAB_CACHE_DIR (compiled modules),\n"
+             "CUDALAB_NVCC, CUDALAB_CUDA_ARCH (e.g. sm_90), CUDALAB_CXX (simulator compiler), NO_COLOR.");
+
+  auto* list = app.add_subcommand("list", "List the exercises, what each practises, and where you stand");
+
+  CheckArgs check_args;
+  auto* check = app.add_subcommand("check", "Compile a kernel.cu and check it against the CPU reference");
+  check->add_option("exercise", check_args.exercises, "Exercises by folder (03_matmul), name (matmul) or number (3)");
+  check->add_flag("--all", check_args.all, "Check every exercise");
+  check->add_option("--file", check_args.file, "Check this file instead of exercises/NAME/kernel.cu")->check(CLI::ExistingFile);
+  check->add_flag("--solution", check_args.solution, "Check the reference solution in solutions/NAME/kernel.cu");
+  check->add_option("--seed", check_args.seed, "Seed of the random inputs (printed with every run; repeats a failure)")
+      ->each([&](const std::string&) { check_args.seed_given = true; });
+  check->add_option("--backend", check_args.backend, "Where the kernel runs: auto (the GPU if there is one), gpu, sim")
+      ->check(CLI::IsMember({"auto", "gpu", "sim"}))
+      ->capture_default_str();
+  check->add_flag("--json", check_args.json, "Print the results as JSON instead of a table");
+  check->add_option("--timeout", check_args.timeout_s, "Seconds allowed per check before it counts as a hang")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  check->add_option("--size", check_args.sizes, "Run only the checks whose first dimension (n or M) is one of these");
+  check->add_flag("-v,--verbose", check_args.verbose, "Show every check, not only the failures");
+  check->add_option("--color", check_args.color, "Colour: auto (on a terminal), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return e.get_exit_code() == 0 ? code : exit_usage;
+  }
+  try {
+    if (list->parsed()) return run_list();
+    if (check->parsed()) return run_check(check_args);
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "cudalab: {}\n", e.what());
+    return exit_usage;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "cudalab: {}\n", e.what());
+    return exit_usage;
+  }
+  return exit_usage;
+}

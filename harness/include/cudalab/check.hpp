@@ -1,0 +1,88 @@
+// The one checker: poisons outputs, compares what a submission produced with the task's
+// expected values, and explains a wrong answer (where, how many, and which mistake it looks like).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cudalab/task.hpp"
+
+namespace cudalab {
+
+/// The outcome of one check, or of a whole exercise (its first failing check).
+enum class Verdict {
+  passed,
+  wrong_output,     ///< ran, but the output differs from the reference
+  input_modified,   ///< an input buffer changed
+  device_leak,      ///< host-pointer exercise left device memory allocated
+  not_implemented,  ///< the skeleton's "not implemented yet" exception
+  exception,        ///< solve threw
+  cuda_error,       ///< a CUDA call, launch or kernel failed
+  crash,            ///< the runner died from a signal
+  timeout,          ///< the runner ran past its time limit
+  output_flood,     ///< the submission printed more than the output limit
+  compile_error,
+  wrong_signature,  ///< no `solve` with the contract's signature in the module
+  load_error,       ///< the module could not be loaded
+  runner_error,     ///< the harness's own child failed (a bug or a broken installation)
+  skipped,          ///< not run, after an earlier check timed out
+};
+
+/// snake_case name, as used in JSON and the known-wrong corpus: "wrong_output".
+const char* verdict_name(Verdict v);
+/// Words for people: "wrong output".
+const char* verdict_title(Verdict v);
+
+/// One wrong element.
+struct Mismatch {
+  std::size_t index = 0;
+  double expected = 0;
+  double actual = 0;
+  bool untouched = false;  ///< still the poison (outputs) or the input value (in-place buffers)
+};
+
+/// The comparison of one output buffer.
+struct OutputComparison {
+  std::string buffer;
+  std::size_t count = 0;
+  std::size_t wrong = 0;
+  std::size_t untouched = 0;  ///< wrong elements that were never written
+  std::size_t nonfinite = 0;  ///< written elements that are NaN or ±Inf
+  std::vector<Mismatch> first;  ///< the first few wrong elements, by index
+  std::vector<std::string> hints;
+
+  [[nodiscard]] bool ok() const { return wrong == 0; }
+};
+
+/// Fills an output buffer with a pattern no correct kernel writes: a NaN with a recognisable
+/// payload for floats, 0x7EADBEEF for ints.
+void poison(Buffer& buffer);
+/// Whether element `i` still holds the poison pattern.
+bool is_poison(const Buffer& buffer, std::size_t i);
+
+/// Compares `actual` with `expected`. `before` is the buffer's content before the run for
+/// in-place (inout) buffers, so that unchanged elements count as untouched; `host_pointers`
+/// selects the wording of hints about copies.
+OutputComparison compare_output(const Buffer& actual, const Expected& expected, const Buffer* before,
+                                bool host_pointers);
+
+/// Names of the input buffers whose content differs from `original`.
+std::vector<std::string> modified_inputs(const std::vector<Buffer>& original,
+                                         const std::vector<Buffer>& after);
+
+/// One line per mismatch for reports: "c[256]: expected 3.25, got NaN (never written)", with
+/// (row, col) for 2D buffers.
+std::vector<std::string> describe_mismatches(const OutputComparison& cmp, const Buffer& actual);
+
+/// A case's dimensions and whether it passed, for hints across sizes.
+struct CaseOutcome {
+  Case c;
+  bool passed = false;
+};
+
+/// A hint drawn from which sizes fail: "fails exactly when K is not a multiple of 16: ...".
+std::optional<std::string> size_pattern_hint(const std::vector<CaseOutcome>& outcomes);
+
+}  // namespace cudalab

@@ -1,0 +1,64 @@
+// Checking one exercise: compile the submission, run every case in an isolated child process,
+// compare in this (trusted) process, and explain what went wrong.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cudalab/check.hpp"
+#include "cudalab/task.hpp"
+#include "cudalab/toolchain.hpp"
+
+namespace cudalab {
+
+struct CheckOptions {
+  std::uint64_t seed = 0;
+  std::chrono::milliseconds timeout{20'000};  ///< per case, context creation included
+  std::size_t max_output_bytes = 1 << 20;     ///< stdout+stderr of one case
+  std::vector<std::int64_t> only_sizes;       ///< empty: all cases; else cases whose first dim is listed
+};
+
+/// One case's outcome.
+struct CaseResult {
+  Case c;
+  Verdict verdict = Verdict::passed;
+  std::string message;               ///< one line: what happened
+  std::vector<std::string> details;  ///< mismatches, the submission's output, …
+  std::vector<std::string> hints;    ///< what the mistake looks like
+  double solve_ms = 0;               ///< wall time of solve in the runner (not a benchmark)
+  nlohmann::json records;            ///< launches, copies, allocations
+};
+
+/// One exercise's outcome.
+struct ExerciseResult {
+  const Task* task = nullptr;
+  Backend backend = Backend::sim;
+  std::filesystem::path source;
+  CompileResult compile;
+  std::vector<CaseResult> cases;
+  std::vector<std::string> hints;  ///< drawn from the pattern of failing sizes
+  Verdict verdict = Verdict::passed;
+
+  [[nodiscard]] std::size_t passed_cases() const;
+  /// The first failing case, or nullptr.
+  [[nodiscard]] const CaseResult* first_failure() const;
+};
+
+/// Called before each case runs: (exercise, case index, case count, case).
+using ProgressFn = std::function<void(const Task&, std::size_t, std::size_t, const Case&)>;
+
+/// Compiles `source` with `toolchain` and checks it against `task` on every case.
+ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, const std::filesystem::path& source,
+                              const CheckOptions& options, const ProgressFn& progress = {});
+
+/// Runs one case of an already compiled module (used by check_exercise and the tests).
+CaseResult run_case(const Task& task, const Toolchain& toolchain, const std::filesystem::path& module,
+                    const Case& c, std::uint64_t case_seed, const CheckOptions& options);
+
+}  // namespace cudalab

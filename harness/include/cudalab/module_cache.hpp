@@ -1,0 +1,32 @@
+// Content-addressed storage for compiled modules: the same source, flags and compiler give the
+// same key, so re-checking an unchanged kernel.cu skips the compiler.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cudalab/process.hpp"
+#include "cudalab/toolchain.hpp"
+
+namespace cudalab {
+
+/// 128-bit hash of `parts` (each length-prefixed, so boundaries matter), as 32 hex digits.
+std::string content_key(const std::vector<std::string_view>& parts);
+
+/// Reads a whole file; throws std::runtime_error with the path when it cannot.
+std::string read_file(const std::filesystem::path& path);
+
+/// Returns `cache_dir/<key>.so` if present; otherwise runs `compile(tmp_output)` and, when the
+/// compiler succeeded, moves its output into place atomically (concurrent graders are safe).
+/// `compile` returns the compiler's process result and fills `command` with its command line.
+CompileResult cached_compile(const std::filesystem::path& cache_dir, const std::string& key,
+                             const std::function<ProcessResult(const std::filesystem::path& output,
+                                                               std::string& command)>& compile);
+
+/// Quotes a command line for display.
+std::string shell_join(const std::vector<std::string>& argv);
+
+}  // namespace cudalab

@@ -1,0 +1,30 @@
+// Writers for check results: a table for people (colour on a terminal) and JSON for machines.
+// One result model (ExerciseResult), several writers.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cudalab/exercise_check.hpp"
+
+namespace cudalab {
+
+struct ReportStyle {
+  bool color = false;
+  bool verbose = false;  ///< every case, not only the failures
+};
+
+/// The results table, then one block per failing exercise: what failed, where, and hints.
+void write_check_report(std::ostream& out, const std::vector<ExerciseResult>& results, const ReportStyle& style);
+
+/// The same results as JSON (schema: docs/json-output.md).
+nlohmann::json check_report_json(const std::vector<ExerciseResult>& results, const std::string& backend_line,
+                                 std::uint64_t seed);
+
+/// Whether to colour output written to `fd`: a terminal, NO_COLOR unset, not TERM=dumb, not CI.
+bool want_color(int fd);
+
+}  // namespace cudalab

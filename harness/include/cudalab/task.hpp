@@ -1,0 +1,145 @@
+// The exercise contract seen from the trusted side: what a task must define so that the harness
+// can generate inputs, compute the expected outputs, judge a submission and report its cost.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace cudalab {
+
+/// Element type of a buffer passed to `solve`.
+enum class DType { f32, i32 };
+
+/// Size in bytes of one element of `t`.
+std::size_t dtype_size(DType t);
+
+/// How `solve` uses a buffer: read only, write only, or read and write in place.
+enum class Role { input, output, inout };
+
+/// Whether `solve` receives host pointers (it must transfer data itself) or device pointers.
+enum class PointerKind { host, device };
+
+/// One parameter of `solve`: a pointer to a buffer, or an `int` taken from the case's dimensions.
+struct Param {
+  enum class Kind { buffer, scalar_int };
+  Kind kind = Kind::buffer;
+  std::string name;         ///< as written in the contract: "data", "n", "M"
+  DType dtype = DType::f32; ///< element type, for buffers
+  bool is_const = false;    ///< `const T*`: the buffer is an input
+};
+
+/// The exact `solve` signature of an exercise (DESIGN.md, "The exercise contract").
+struct Signature {
+  std::vector<Param> params;
+
+  /// C++ spelling, e.g. `void solve(const float* a, const float* b, float* c, int n)`.
+  [[nodiscard]] std::string text() const;
+  /// Itanium-ABI mangled name of that function, e.g. `_Z5solvePKfS0_Pfi`.
+  [[nodiscard]] std::string mangled_name() const;
+};
+
+/// One named problem dimension of a case, e.g. {"n", 257} or {"K", 17}.
+struct Dim {
+  std::string name;
+  std::int64_t value = 0;
+};
+
+/// One check: the problem size the submission is run at.
+struct Case {
+  std::vector<Dim> dims;
+  bool large = false; ///< the size meant to fill the device
+
+  /// Value of dimension `name`; throws std::out_of_range if the case has none.
+  [[nodiscard]] std::int64_t dim(const std::string& name) const;
+  /// "n=257" or "M=33 N=17 K=65".
+  [[nodiscard]] std::string label() const;
+};
+
+/// A host-side buffer with its contract name and role.
+struct Buffer {
+  std::string name;
+  DType dtype = DType::f32;
+  Role role = Role::input;
+  std::vector<std::byte> bytes;
+  int rows = 0; ///< for 2D outputs (row-major), used by the hints; 0 when 1D
+  int cols = 0;
+
+  /// A buffer of `count` zeroed elements.
+  static Buffer make(std::string name, DType dtype, Role role, std::size_t count);
+  [[nodiscard]] std::size_t count() const { return bytes.size() / dtype_size(dtype); }
+  [[nodiscard]] std::span<float> f32();
+  [[nodiscard]] std::span<const float> f32() const;
+  [[nodiscard]] std::span<std::int32_t> i32();
+  [[nodiscard]] std::span<const std::int32_t> i32() const;
+  /// Element `i` widened to double, whatever the dtype.
+  [[nodiscard]] double value(std::size_t i) const;
+};
+
+/// What a correct submission must produce in one output buffer, with the allowed error per element.
+struct Expected {
+  std::size_t buffer = 0;         ///< index into the case's buffers
+  std::vector<double> value;      ///< computed in float64
+  std::vector<double> tolerance;  ///< |actual − value| ≤ tolerance; 0 for exact integer results
+};
+
+/// Work a correct solution does at one size, for throughput reports.
+struct Cost {
+  double bytes = 0; ///< fewest bytes moved through device memory (each input read, each output written once)
+  double flops = 0; ///< floating-point operations
+};
+
+/// Which sizes to check: the large size depends on the backend (the simulator runs on a CPU).
+struct CaseOptions {
+  bool simulator = false;
+};
+
+/// Static facts about an exercise.
+struct TaskInfo {
+  int number = 0;        ///< 1 for 01_increment
+  std::string id;        ///< folder name, "01_increment"
+  std::string name;      ///< short name, "increment"
+  std::string summary;   ///< one line for `cudalab list`
+  PointerKind pointers = PointerKind::device;
+  Signature signature;
+};
+
+/// Random source for input generation, seeded per run and per case so that `--seed` reproduces.
+using Rng = std::mt19937_64;
+
+/// Fills `out` with uniform values in [lo, hi).
+void fill_uniform(std::span<float> out, float lo, float hi, Rng& rng);
+
+/// An exercise's task: inputs, reference, checking rule and cost model. Lives in the parent
+/// process only; the student's code never sees it.
+class Task {
+ public:
+  virtual ~Task() = default;
+
+  [[nodiscard]] virtual const TaskInfo& info() const = 0;
+  /// Sizes to check: tiny, around block and tile boundaries, odd shapes, one large.
+  [[nodiscard]] virtual std::vector<Case> cases(const CaseOptions& options) const = 0;
+  /// Every buffer of the signature, in parameter order, inputs filled from `rng` (never all
+  /// zeros), outputs sized but left for the harness to poison.
+  [[nodiscard]] virtual std::vector<Buffer> make_buffers(const Case& c, Rng& rng) const = 0;
+  /// The expected content of every output and inout buffer, with per-element tolerances derived
+  /// from the float32 arithmetic a correct kernel does.
+  [[nodiscard]] virtual std::vector<Expected> reference(const Case& c,
+                                                        const std::vector<Buffer>& inputs) const = 0;
+  [[nodiscard]] virtual Cost cost(const Case& c) const = 0;
+  /// An exercise-specific explanation of a wrong output ("your sum equals the sum of the first
+  /// 256 elements: ..."), or nothing when no known mistake matches.
+  [[nodiscard]] virtual std::optional<std::string> diagnose(const Case& c,
+                                                            const std::vector<Buffer>& inputs,
+                                                            const Buffer& actual,
+                                                            const Expected& expected) const {
+    (void)c, (void)inputs, (void)actual, (void)expected;
+    return std::nullopt;
+  }
+};
+
+}  // namespace cudalab

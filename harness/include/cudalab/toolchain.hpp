@@ -1,0 +1,55 @@
+// A toolchain turns a student's kernel.cu into a loadable module for one backend, and names the
+// child program (the runner) that loads such modules. One toolchain per backend: `gpu` (nvcc)
+// and `sim` (host compiler + the CPU simulator).
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace cudalab {
+
+/// Where student code runs.
+enum class Backend { gpu, sim };
+
+/// "gpu" or "sim".
+const char* backend_name(Backend b);
+
+/// Outcome of compiling one source file.
+struct CompileResult {
+  bool ok = false;
+  std::filesystem::path module;  ///< the shared object, when ok
+  std::string diagnostics;       ///< the compiler's own messages (errors and warnings), verbatim
+  std::string command;           ///< the command line that ran, for error reports
+  bool cached = false;           ///< the module came from the cache without compiling
+};
+
+/// Paths and settings shared by every toolchain.
+struct ToolchainConfig {
+  std::filesystem::path cache_dir;   ///< compiled modules live here, named by content hash
+  std::filesystem::path runner_dir;  ///< where the runner programs were installed/built
+  std::string cuda_arch;             ///< nvcc -arch value; empty: "native" on a GPU machine
+};
+
+/// Compiles kernel.cu files for one backend, with a content-addressed cache.
+class Toolchain {
+ public:
+  virtual ~Toolchain() = default;
+  [[nodiscard]] virtual Backend backend() const = 0;
+  /// One line naming the compiler and target, e.g. "nvcc 13.0, -arch=sm_90".
+  [[nodiscard]] virtual std::string describe() const = 0;
+  /// Whether this toolchain can compile and run here; if not, `why` says what is missing and
+  /// what to do about it.
+  [[nodiscard]] virtual bool available(std::string& why) const = 0;
+  /// Compiles `source` (or returns the cached module for the same content and flags).
+  [[nodiscard]] virtual CompileResult compile(const std::filesystem::path& source) const = 0;
+  /// The child program that loads this toolchain's modules and calls `solve`.
+  [[nodiscard]] virtual std::filesystem::path runner() const = 0;
+};
+
+/// nvcc → a shared object linked against the shared CUDA runtime.
+std::unique_ptr<Toolchain> make_gpu_toolchain(const ToolchainConfig& config);
+/// host compiler + simulator headers → a shared object linked against the simulator runtime.
+std::unique_ptr<Toolchain> make_sim_toolchain(const ToolchainConfig& config);
+
+}  // namespace cudalab

@@ -1,0 +1,298 @@
+#include "cudalab/check.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace cudalab {
+
+namespace {
+
+constexpr std::uint32_t poison_f32_bits = 0x7FC0DEADu;  // a quiet NaN with a payload
+constexpr std::int32_t poison_i32 = 0x7EADBEEF;
+constexpr std::size_t max_listed_mismatches = 5;
+
+bool same_bits(float a, std::uint32_t bits) { return std::bit_cast<std::uint32_t>(a) == bits; }
+
+std::string format_value(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return fmt::format("{:.7g}", v);
+}
+
+// Hints from where the wrong elements are. `wrong` is the per-element mask.
+void add_position_hints(OutputComparison& cmp, const Buffer& actual, const std::vector<bool>& wrong,
+                        bool inout, bool host_pointers) {
+  const std::size_t n = cmp.count;
+  if (cmp.wrong == n && cmp.untouched == n) {
+    if (inout) {
+      cmp.hints.push_back(fmt::format("no element of {} changed: did the kernel run, and {}?", cmp.buffer,
+                                      host_pointers ? "was the result copied back to the host"
+                                                    : "does it write to " + cmp.buffer));
+    } else if (host_pointers) {
+      cmp.hints.push_back(fmt::format(
+          "no element of {} was written: is the result copied back to the host "
+          "(cudaMemcpy(..., cudaMemcpyDeviceToHost))?",
+          cmp.buffer));
+    } else {
+      cmp.hints.push_back(fmt::format("no element of {} was written: did the kernel run and write to {}?",
+                                      cmp.buffer, cmp.buffer));
+    }
+    return;
+  }
+  if (actual.rows > 0 && actual.cols > 0) {
+    const auto rows = static_cast<std::size_t>(actual.rows);
+    const auto cols = static_cast<std::size_t>(actual.cols);
+    // Smallest row r0 such that every wrong element lies in rows ≥ r0, and are they all wrong?
+    std::size_t first_bad_row = rows, first_bad_col = cols;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (wrong[i]) {
+        first_bad_row = std::min(first_bad_row, i / cols);
+        first_bad_col = std::min(first_bad_col, i % cols);
+      }
+    }
+    auto block_all_wrong = [&](std::size_t r0, std::size_t c0) {
+      std::size_t count = 0;
+      for (std::size_t r = r0; r < rows; ++r) {
+        for (std::size_t c = c0; c < cols; ++c) {
+          if (!wrong[r * cols + c]) return false;
+          ++count;
+        }
+      }
+      return count == cmp.wrong;
+    };
+    if (first_bad_row > 0 && block_all_wrong(first_bad_row, 0)) {
+      cmp.hints.push_back(fmt::format("every row from {} on is wrong ({} rows): does your grid cover all M rows?",
+                                      first_bad_row, rows));
+      return;
+    }
+    if (first_bad_col > 0 && block_all_wrong(0, first_bad_col)) {
+      cmp.hints.push_back(fmt::format(
+          "every column from {} on is wrong ({} columns): does your grid cover all N columns?", first_bad_col, cols));
+      return;
+    }
+    // An L shape: the last rows and the last columns.
+    std::size_t l_count = 0;
+    bool l_shape = first_bad_row > 0 && first_bad_col > 0;
+    for (std::size_t i = 0; l_shape && i < n; ++i) {
+      const bool in_l = (i / cols) >= first_bad_row || (i % cols) >= first_bad_col;
+      if (in_l != wrong[i]) l_shape = false;
+      l_count += in_l ? 1 : 0;
+    }
+    if (l_shape && l_count == cmp.wrong && first_bad_row < rows && first_bad_col < cols) {
+      // Only report when both edges really are wrong, not just one element.
+      bool rows_edge = false, cols_edge = false;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!wrong[i]) continue;
+        if ((i / cols) >= first_bad_row && (i % cols) < first_bad_col) rows_edge = true;
+        if ((i % cols) >= first_bad_col && (i / cols) < first_bad_row) cols_edge = true;
+      }
+      if (rows_edge && cols_edge) {
+        cmp.hints.push_back(fmt::format(
+            "every row from {} on and every column from {} on is wrong: does your grid cover all M rows? "
+            "does your grid cover all N columns?",
+            first_bad_row, first_bad_col));
+        return;
+      }
+    }
+  }
+  // A wrong suffix: the grid stopped early.
+  std::size_t first = 0;
+  while (first < n && !wrong[first]) ++first;
+  if (first > 0 && cmp.wrong == n - first) {
+    cmp.hints.push_back(fmt::format("every element from index {} on is wrong ({} of {} are right): "
+                                    "does your grid cover all n elements?",
+                                    first, first, n));
+  }
+}
+
+void add_value_hints(OutputComparison& cmp, const Buffer& actual, const Expected& expected,
+                     const std::vector<bool>& wrong) {
+  const std::size_t n = cmp.count;
+  const std::size_t written_wrong = cmp.wrong - cmp.untouched;
+  if (cmp.nonfinite > 0) {
+    cmp.hints.push_back(fmt::format("{} written element{} of {} {} NaN or infinite", cmp.nonfinite,
+                                    cmp.nonfinite == 1 ? "" : "s", cmp.buffer, cmp.nonfinite == 1 ? "is" : "are"));
+  }
+  // Every element scaled by one common factor: a wrong norm or a partial sum.
+  if (written_wrong == n && n >= 2 && cmp.nonfinite == 0) {
+    double lo = INFINITY, hi = -INFINITY;
+    std::size_t used = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double e = expected.value[i];
+      if (std::abs(e) < 1e-30) continue;
+      const double r = actual.value(i) / e;
+      lo = std::min(lo, r), hi = std::max(hi, r);
+      ++used;
+    }
+    if (used >= 2 && std::isfinite(lo) && hi - lo <= 1e-3 * std::abs(hi) && std::abs(hi - 1.0) > 1e-3) {
+      cmp.hints.push_back(fmt::format(
+          "every element of {} is off by the same factor {:.6g} (actual / expected): the values are right up "
+          "to a scale, so look at what you divide or multiply by",
+          cmp.buffer, (lo + hi) / 2));
+    }
+  }
+  (void)wrong;
+}
+
+}  // namespace
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::passed: return "passed";
+    case Verdict::wrong_output: return "wrong_output";
+    case Verdict::input_modified: return "input_modified";
+    case Verdict::device_leak: return "device_leak";
+    case Verdict::not_implemented: return "not_implemented";
+    case Verdict::exception: return "exception";
+    case Verdict::cuda_error: return "cuda_error";
+    case Verdict::crash: return "crash";
+    case Verdict::timeout: return "timeout";
+    case Verdict::output_flood: return "output_flood";
+    case Verdict::compile_error: return "compile_error";
+    case Verdict::wrong_signature: return "wrong_signature";
+    case Verdict::load_error: return "load_error";
+    case Verdict::runner_error: return "runner_error";
+    case Verdict::skipped: return "skipped";
+  }
+  return "unknown";
+}
+
+const char* verdict_title(Verdict v) {
+  switch (v) {
+    case Verdict::passed: return "passed";
+    case Verdict::wrong_output: return "wrong output";
+    case Verdict::input_modified: return "input modified";
+    case Verdict::device_leak: return "device memory leaked";
+    case Verdict::not_implemented: return "not implemented";
+    case Verdict::exception: return "exception";
+    case Verdict::cuda_error: return "CUDA error";
+    case Verdict::crash: return "crashed";
+    case Verdict::timeout: return "timed out";
+    case Verdict::output_flood: return "output flood";
+    case Verdict::compile_error: return "compile error";
+    case Verdict::wrong_signature: return "wrong signature";
+    case Verdict::load_error: return "cannot load";
+    case Verdict::runner_error: return "harness error";
+    case Verdict::skipped: return "skipped";
+  }
+  return "unknown";
+}
+
+void poison(Buffer& buffer) {
+  if (buffer.dtype == DType::f32) {
+    std::ranges::fill(buffer.f32(), std::bit_cast<float>(poison_f32_bits));
+  } else {
+    std::ranges::fill(buffer.i32(), poison_i32);
+  }
+}
+
+bool is_poison(const Buffer& buffer, std::size_t i) {
+  return buffer.dtype == DType::f32 ? same_bits(buffer.f32()[i], poison_f32_bits) : buffer.i32()[i] == poison_i32;
+}
+
+OutputComparison compare_output(const Buffer& actual, const Expected& expected, const Buffer* before,
+                                bool host_pointers) {
+  OutputComparison cmp;
+  cmp.buffer = actual.name;
+  cmp.count = actual.count();
+  std::vector<bool> wrong(cmp.count, false);
+  for (std::size_t i = 0; i < cmp.count; ++i) {
+    const double a = actual.value(i);
+    const double e = expected.value[i];
+    const bool untouched = before != nullptr ? (before->value(i) == a && a != e) : is_poison(actual, i);
+    bool ok;
+    if (untouched) {
+      ok = false;
+    } else if (!std::isfinite(a)) {
+      ok = false;
+      ++cmp.nonfinite;
+    } else {
+      ok = std::abs(a - e) <= expected.tolerance[i];
+    }
+    if (ok) continue;
+    wrong[i] = true;
+    ++cmp.wrong;
+    if (untouched) ++cmp.untouched;
+    if (cmp.first.size() < max_listed_mismatches) cmp.first.push_back({i, e, a, untouched});
+  }
+  if (cmp.wrong > 0) {
+    add_position_hints(cmp, actual, wrong, before != nullptr, host_pointers);
+    add_value_hints(cmp, actual, expected, wrong);
+  }
+  return cmp;
+}
+
+std::vector<std::string> modified_inputs(const std::vector<Buffer>& original, const std::vector<Buffer>& after) {
+  std::vector<std::string> names;
+  for (std::size_t b = 0; b < original.size() && b < after.size(); ++b) {
+    if (original[b].role != Role::input) continue;
+    if (original[b].bytes.size() != after[b].bytes.size() ||
+        std::memcmp(original[b].bytes.data(), after[b].bytes.data(), original[b].bytes.size()) != 0) {
+      names.push_back(original[b].name);
+    }
+  }
+  return names;
+}
+
+std::vector<std::string> describe_mismatches(const OutputComparison& cmp, const Buffer& actual) {
+  std::vector<std::string> lines;
+  for (const auto& m : cmp.first) {
+    std::string where = (actual.rows > 0 && actual.cols > 0)
+                            ? fmt::format("{}[{}][{}]", cmp.buffer, m.index / static_cast<std::size_t>(actual.cols),
+                                          m.index % static_cast<std::size_t>(actual.cols))
+                            : fmt::format("{}[{}]", cmp.buffer, m.index);
+    lines.push_back(fmt::format("{}: expected {}, got {}{}", where, format_value(m.expected),
+                                m.untouched && std::isnan(m.actual) ? "nothing" : format_value(m.actual),
+                                m.untouched ? " (never written)" : ""));
+  }
+  return lines;
+}
+
+std::optional<std::string> size_pattern_hint(const std::vector<CaseOutcome>& outcomes) {
+  std::size_t failing = 0;
+  for (const auto& o : outcomes) failing += o.passed ? 0 : 1;
+  if (failing == 0 || failing == outcomes.size() || outcomes.empty()) return std::nullopt;
+  // Fails exactly when one named dimension is not a multiple of P.
+  for (const std::int64_t p : {4, 8, 16, 32, 64, 128, 256}) {
+    for (const auto& d : outcomes.front().c.dims) {
+      bool matches = true;
+      for (const auto& o : outcomes) {
+        const bool misaligned = o.c.dim(d.name) % p != 0;
+        if (misaligned == o.passed) {
+          matches = false;
+          break;
+        }
+      }
+      if (matches) {
+        return fmt::format("fails exactly when {} is not a multiple of {}: does the code handle the last, "
+                           "partial tile or block along {}?",
+                           d.name, p, d.name);
+      }
+    }
+  }
+  // Fails exactly when the problem is larger than some size.
+  auto volume = [](const Case& c) {
+    double v = 1;
+    for (const auto& d : c.dims) v *= static_cast<double>(d.value);
+    return v;
+  };
+  double largest_pass = 0, smallest_fail = INFINITY;
+  const Case* first_fail = nullptr;
+  const Case* last_pass = nullptr;
+  for (const auto& o : outcomes) {
+    const double v = volume(o.c);
+    if (o.passed && v > largest_pass) largest_pass = v, last_pass = &o.c;
+    if (!o.passed && v < smallest_fail) smallest_fail = v, first_fail = &o.c;
+  }
+  if (last_pass != nullptr && first_fail != nullptr && largest_pass < smallest_fail) {
+    return fmt::format("passes up to {} and fails from {} on: does your grid (or loop) grow with the problem size?",
+                       last_pass->label(), first_fail->label());
+  }
+  return std::nullopt;
+}
+
+}  // namespace cudalab

@@ -1,0 +1,382 @@
+#include "cudalab/exercise_check.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <future>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cudalab/module_cache.hpp"
+#include "cudalab/paths.hpp"
+#include "cudalab/process.hpp"
+#include "protocol.hpp"
+
+namespace cudalab {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t buffer_alignment = 256;
+constexpr std::size_t max_output_lines_shown = 12;
+
+/// The buffers of one case in a shared memory file, mapped here and inherited by the runner.
+class SharedBuffers {
+ public:
+  explicit SharedBuffers(const std::vector<Buffer>& buffers) {
+    for (const auto& b : buffers) {
+      offsets_.push_back(total_);
+      total_ += (b.bytes.size() + buffer_alignment - 1) / buffer_alignment * buffer_alignment;
+    }
+    fd_ = memfd_create("cudalab-buffers", MFD_CLOEXEC);
+    if (fd_ < 0 || ftruncate(fd_, static_cast<off_t>(std::max<std::size_t>(total_, 1))) != 0) {
+      throw std::runtime_error(std::string("cannot create shared buffers: ") + std::strerror(errno));
+    }
+    void* p = mmap(nullptr, std::max<std::size_t>(total_, 1), PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+    if (p == MAP_FAILED) throw std::runtime_error(std::string("cannot map shared buffers: ") + std::strerror(errno));
+    base_ = static_cast<std::byte*>(p);
+    for (std::size_t i = 0; i < buffers.size(); ++i) {
+      std::memcpy(base_ + offsets_[i], buffers[i].bytes.data(), buffers[i].bytes.size());
+    }
+  }
+  SharedBuffers(const SharedBuffers&) = delete;
+  SharedBuffers& operator=(const SharedBuffers&) = delete;
+  ~SharedBuffers() {
+    if (base_ != nullptr) munmap(base_, std::max<std::size_t>(total_, 1));
+    if (fd_ >= 0) close(fd_);
+  }
+
+  void copy_out(std::vector<Buffer>& buffers) const {
+    for (std::size_t i = 0; i < buffers.size(); ++i) {
+      std::memcpy(buffers[i].bytes.data(), base_ + offsets_[i], buffers[i].bytes.size());
+    }
+  }
+  [[nodiscard]] int fd() const { return fd_; }
+  [[nodiscard]] std::size_t offset(std::size_t i) const { return offsets_[i]; }
+  [[nodiscard]] std::size_t total() const { return total_; }
+
+ private:
+  std::vector<std::size_t> offsets_;
+  std::size_t total_ = 0;
+  int fd_ = -1;
+  std::byte* base_ = nullptr;
+};
+
+const char* role_name(Role r) {
+  switch (r) {
+    case Role::input: return "input";
+    case Role::output: return "output";
+    case Role::inout: return "inout";
+  }
+  return "input";
+}
+
+json make_spec(const Task& task, const fs::path& module, const Case& c, const std::vector<Buffer>& buffers,
+               const SharedBuffers& shared) {
+  const auto& info = task.info();
+  json spec{{"module", module.string()},
+            {"symbol", info.signature.mangled_name()},
+            {"pointers", info.pointers == PointerKind::host ? "host" : "device"},
+            {"total_bytes", shared.total()}};
+  json jbuffers = json::array();
+  for (std::size_t i = 0; i < buffers.size(); ++i) {
+    jbuffers.push_back({{"name", buffers[i].name},
+                        {"offset", shared.offset(i)},
+                        {"bytes", buffers[i].bytes.size()},
+                        {"role", role_name(buffers[i].role)}});
+  }
+  spec["buffers"] = jbuffers;
+  json args = json::array();
+  std::size_t next_buffer = 0;
+  for (const auto& p : info.signature.params) {
+    if (p.kind == Param::Kind::buffer) {
+      args.push_back({{"buffer", next_buffer++}});
+    } else {
+      args.push_back({{"int", c.dim(p.name)}});
+    }
+  }
+  spec["args"] = args;
+  return spec;
+}
+
+std::vector<std::string> output_lines(const std::string& output, std::size_t total_bytes) {
+  std::vector<std::string> lines;
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line) && lines.size() < max_output_lines_shown) lines.push_back("| " + line);
+  if (total_bytes > output.size() || !in.eof()) lines.push_back(fmt::format("| … ({} bytes of output in all)", total_bytes));
+  return lines;
+}
+
+/// The functions named solve that a module does define, demangled, for a wrong-signature report.
+std::vector<std::string> solve_like_symbols(const fs::path& module) {
+  std::vector<std::string> found;
+  const fs::path nm = find_on_path("nm");
+  if (nm.empty()) return found;
+  ProcessOptions opts;
+  opts.argv = {nm.string(), "-D", "--defined-only", "-C", module.string()};
+  opts.timeout = std::chrono::seconds(20);
+  ProcessResult r = run_process(opts);
+  std::istringstream in(r.output);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto pos = line.find(" T ");
+    if (pos != std::string::npos && line.find("solve", pos) != std::string::npos) found.push_back(line.substr(pos + 3));
+  }
+  return found;
+}
+
+std::string describe_bytes(double bytes) {
+  if (bytes >= 1 << 20) return fmt::format("{:.1f} MiB", bytes / (1 << 20));
+  if (bytes >= 1 << 10) return fmt::format("{:.1f} KiB", bytes / (1 << 10));
+  return fmt::format("{} bytes", bytes);
+}
+
+std::uint64_t mix(std::uint64_t x) {  // splitmix64: independent seeds per case
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// Compares the outputs of a run that finished, and fills verdict, message, details and hints.
+void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& originals,
+                   const std::vector<Buffer>& after, const std::vector<Expected>& expected, CaseResult& r) {
+  const bool host = task.info().pointers == PointerKind::host;
+  std::vector<std::string> wrong_parts;
+  for (const auto& e : expected) {
+    const Buffer& actual = after.at(e.buffer);
+    const Buffer* before = actual.role == Role::inout ? &originals.at(e.buffer) : nullptr;
+    OutputComparison cmp = compare_output(actual, e, before, host);
+    if (cmp.ok()) continue;
+    wrong_parts.push_back(fmt::format("{} of {} element{} of {} wrong", cmp.wrong, cmp.count,
+                                      cmp.count == 1 ? "" : "s", cmp.buffer));
+    auto lines = describe_mismatches(cmp, actual);
+    r.details.insert(r.details.end(), lines.begin(), lines.end());
+    if (auto specific = task.diagnose(c, originals, actual, e)) r.hints.push_back(*specific);
+    r.hints.insert(r.hints.end(), cmp.hints.begin(), cmp.hints.end());
+  }
+  if (!wrong_parts.empty()) {
+    r.verdict = Verdict::wrong_output;
+    std::string joined;
+    for (const auto& p : wrong_parts) joined += (joined.empty() ? "" : "; ") + p;
+    r.message = fmt::format("wrong output at {}: {}", c.label(), joined);
+    return;
+  }
+  if (auto changed = modified_inputs(originals, after); !changed.empty()) {
+    std::string names;
+    for (const auto& n : changed) names += (names.empty() ? "" : ", ") + n;
+    r.verdict = Verdict::input_modified;
+    r.message = fmt::format("the input {} changed at {}: inputs are read-only", names, c.label());
+    return;
+  }
+  if (host && r.records.contains("allocations")) {
+    std::size_t leaked = 0;
+    double leaked_bytes = 0;
+    for (const auto& a : r.records["allocations"]) {
+      if (!a.value("freed", false) && !a.value("host", false)) {
+        ++leaked;
+        leaked_bytes += a.value("bytes", 0.0);
+      }
+    }
+    if (leaked > 0) {
+      r.verdict = Verdict::device_leak;
+      r.message = fmt::format("{} device allocation{} ({}) not freed at {}: call cudaFree for every cudaMalloc",
+                              leaked, leaked == 1 ? "" : "s", describe_bytes(leaked_bytes), c.label());
+      return;
+    }
+  }
+  r.verdict = Verdict::passed;
+  r.message = "passed";
+}
+
+}  // namespace
+
+std::size_t ExerciseResult::passed_cases() const {
+  std::size_t n = 0;
+  for (const auto& c : cases) n += c.verdict == Verdict::passed ? 1 : 0;
+  return n;
+}
+
+const CaseResult* ExerciseResult::first_failure() const {
+  for (const auto& c : cases) {
+    if (c.verdict != Verdict::passed && c.verdict != Verdict::skipped) return &c;
+  }
+  return nullptr;
+}
+
+CaseResult run_case(const Task& task, const Toolchain& toolchain, const fs::path& module, const Case& c,
+                    std::uint64_t case_seed, const CheckOptions& options) {
+  CaseResult r;
+  r.c = c;
+  Rng rng(case_seed);
+  std::vector<Buffer> buffers = task.make_buffers(c, rng);
+  for (auto& b : buffers) {
+    if (b.role == Role::output) poison(b);
+  }
+  const std::vector<Buffer> originals = buffers;
+  // The reference runs here while the child runs the submission.
+  auto expected_future = std::async(std::launch::async, [&] { return task.reference(c, originals); });
+
+  SharedBuffers shared(buffers);
+  int result_pipe[2];
+  if (pipe2(result_pipe, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a pipe");
+  ProcessOptions opts;
+  opts.argv = {toolchain.runner().string(), "--spec", make_spec(task, module, c, buffers, shared).dump()};
+  opts.inherit = {{shared.fd(), protocol::buffers_fd}, {result_pipe[1], protocol::result_fd}};
+  opts.result_fd = result_pipe[0];
+  opts.close_after_spawn = {result_pipe[1]};
+  opts.timeout = options.timeout;
+  opts.max_output_bytes = options.max_output_bytes;
+  ProcessResult p = run_process(opts);
+  close(result_pipe[0]);
+  const std::vector<Expected> expected = expected_future.get();
+
+  const auto shown_output = output_lines(p.output, p.output_bytes);
+  switch (p.status) {
+    case ProcessResult::Status::timed_out:
+      r.verdict = Verdict::timeout;
+      r.message = fmt::format("did not finish within {:.0f} s at {}: a loop that never ends, or a barrier "
+                              "that not every thread of the block reaches?",
+                              options.timeout.count() / 1000.0, c.label());
+      if (p.output_bytes > 0) r.details = shown_output;
+      return r;
+    case ProcessResult::Status::output_flood:
+      r.verdict = Verdict::output_flood;
+      r.message = fmt::format("printed more than {} at {} and was stopped: remove debugging output",
+                              describe_bytes(static_cast<double>(options.max_output_bytes)), c.label());
+      r.details = shown_output;
+      return r;
+    case ProcessResult::Status::spawn_failed:
+      r.verdict = Verdict::runner_error;
+      r.message = "cannot start the runner " + toolchain.runner().string() + ": " + p.error;
+      return r;
+    case ProcessResult::Status::signaled:
+      r.verdict = Verdict::crash;
+      r.message = fmt::format("crashed with {} at {}", describe_signal(p.signal), c.label());
+      r.details = shown_output;
+      return r;
+    case ProcessResult::Status::exited:
+      break;
+  }
+  if (p.result.empty()) {
+    r.verdict = Verdict::crash;
+    r.message = fmt::format("the program exited with code {} during solve at {} (did it call exit()?)",
+                            p.exit_code, c.label());
+    r.details = shown_output;
+    return r;
+  }
+  json result;
+  try {
+    result = json::parse(p.result);
+  } catch (const std::exception& e) {
+    r.verdict = Verdict::runner_error;
+    r.message = std::string("unreadable result from the runner: ") + e.what();
+    return r;
+  }
+  r.solve_ms = result.value("solve_ms", 0.0);
+  r.records = result.value("records", json::object());
+  if (p.output_bytes > 0) {
+    r.details.emplace_back("the program printed:");
+    r.details.insert(r.details.end(), shown_output.begin(), shown_output.end());
+  }
+  const std::string status = result.value("status", "");
+  const std::string message = result.value("message", "");
+  if (status == "exception") {
+    if (message.rfind("not implemented yet", 0) == 0) {
+      r.verdict = Verdict::not_implemented;
+      r.message = message;
+    } else {
+      r.verdict = Verdict::exception;
+      r.message = fmt::format("solve threw an exception at {}: {}", c.label(), message);
+    }
+    return r;
+  }
+  if (status == "cuda_error") {
+    r.verdict = Verdict::cuda_error;
+    r.message = fmt::format("{} at {}: {}", result.value("cuda_error", "CUDA error"), c.label(), message);
+    return r;
+  }
+  if (status == "missing_symbol") {
+    r.verdict = Verdict::wrong_signature;
+    r.message = "no function `" + task.info().signature.text() + "` in the file: the signature must match exactly";
+    for (const auto& s : solve_like_symbols(module)) r.hints.push_back("the file defines " + s);
+    return r;
+  }
+  if (status == "load_error") {
+    r.verdict = Verdict::load_error;
+    r.message = "cannot load the compiled module: " + message;
+    return r;
+  }
+  if (status != "ok") {
+    r.verdict = Verdict::runner_error;
+    r.message = status + ": " + message;
+    return r;
+  }
+  shared.copy_out(buffers);
+  judge_outputs(task, c, originals, buffers, expected, r);
+  return r;
+}
+
+ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, const fs::path& source,
+                              const CheckOptions& options, const ProgressFn& progress) {
+  ExerciseResult result;
+  result.task = &task;
+  result.backend = toolchain.backend();
+  result.source = source;
+  result.compile = toolchain.compile(source);
+  if (!result.compile.ok) {
+    result.verdict = Verdict::compile_error;
+    return result;
+  }
+  std::vector<Case> cases = task.cases(CaseOptions{.simulator = toolchain.backend() == Backend::sim});
+  if (!options.only_sizes.empty()) {
+    std::erase_if(cases, [&](const Case& c) {
+      return std::ranges::find(options.only_sizes, c.dims.front().value) == options.only_sizes.end();
+    });
+  }
+  bool stop = false;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (stop) {
+      CaseResult skipped;
+      skipped.c = cases[i];
+      skipped.verdict = Verdict::skipped;
+      skipped.message = "not run after the failure above";
+      result.cases.push_back(std::move(skipped));
+      continue;
+    }
+    if (progress) progress(task, i, cases.size(), cases[i]);
+    const std::uint64_t case_seed = mix(options.seed ^ mix(static_cast<std::uint64_t>(task.info().number) << 32 | i));
+    CaseResult r = run_case(task, toolchain, result.compile.module, cases[i], case_seed, options);
+    // These do not depend on the size: one report is enough.
+    switch (r.verdict) {
+      case Verdict::timeout:
+      case Verdict::not_implemented:
+      case Verdict::wrong_signature:
+      case Verdict::load_error:
+      case Verdict::runner_error:
+        stop = true;
+        break;
+      default:
+        break;
+    }
+    result.cases.push_back(std::move(r));
+  }
+  std::vector<CaseOutcome> outcomes;
+  for (const auto& c : result.cases) {
+    if (c.verdict == Verdict::passed || c.verdict == Verdict::wrong_output) {
+      outcomes.push_back({c.c, c.verdict == Verdict::passed});
+    }
+  }
+  if (auto hint = size_pattern_hint(outcomes)) result.hints.push_back(*hint);
+  const CaseResult* failure = result.first_failure();
+  result.verdict = failure == nullptr ? Verdict::passed : failure->verdict;
+  return result;
+}
+
+}  // namespace cudalab

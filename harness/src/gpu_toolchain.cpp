@@ -1,0 +1,138 @@
+// The `gpu` toolchain: nvcc builds kernel.cu into a shared object linked against the shared CUDA
+// runtime, which the GPU runner loads.
+#include <cstdlib>
+#include <mutex>
+
+#include <nlohmann/json.hpp>
+
+#include "cudalab/module_cache.hpp"
+#include "cudalab/paths.hpp"
+#include "cudalab/process.hpp"
+#include "cudalab/toolchain.hpp"
+
+namespace cudalab {
+
+namespace fs = std::filesystem;
+
+const char* backend_name(Backend b) { return b == Backend::gpu ? "gpu" : "sim"; }
+
+namespace {
+
+fs::path find_nvcc() {
+  if (const char* env = std::getenv("CUDALAB_NVCC"); env != nullptr && *env != '\0') return env;
+  if (fs::path built_with = CUDALAB_NVCC_PATH; !built_with.empty() && is_executable(built_with)) return built_with;
+  if (auto on_path = find_on_path("nvcc"); !on_path.empty()) return on_path;
+  if (is_executable("/usr/local/cuda/bin/nvcc")) return "/usr/local/cuda/bin/nvcc";
+  return {};
+}
+
+/// What `cudalab-runner-gpu --probe` reported; asked once per process.
+struct DeviceProbe {
+  int count = 0;
+  std::string name;
+  std::string error;
+};
+
+DeviceProbe probe_devices(const fs::path& runner) {
+  DeviceProbe probe;
+  if (!is_executable(runner)) {
+    probe.error = "the GPU runner " + runner.string() + " is missing (cudalab was built without CUDA)";
+    return probe;
+  }
+  ProcessOptions opts;
+  opts.argv = {runner.string(), "--probe"};
+  opts.timeout = std::chrono::seconds(60);
+  ProcessResult r = run_process(opts);
+  if (!r.ok()) {
+    probe.error = "probing for GPUs failed: " + r.output;
+    return probe;
+  }
+  try {
+    auto j = nlohmann::json::parse(r.output);
+    probe.count = j.value("count", 0);
+    if (probe.count > 0) probe.name = j["devices"][0].value("name", "");
+    probe.error = j.value("error", "");
+  } catch (const std::exception& e) {
+    probe.error = std::string("unreadable GPU probe: ") + e.what();
+  }
+  return probe;
+}
+
+class GpuToolchain final : public Toolchain {
+ public:
+  explicit GpuToolchain(ToolchainConfig config) : config_(std::move(config)), nvcc_(find_nvcc()) {
+    if (const char* env = std::getenv("CUDALAB_CUDA_ARCH"); env != nullptr && *env != '\0') {
+      config_.cuda_arch = env;
+    }
+    if (config_.cuda_arch.empty()) config_.cuda_arch = CUDALAB_DEFAULT_CUDA_ARCH;
+    if (config_.cuda_arch.empty()) config_.cuda_arch = "native";
+  }
+
+  Backend backend() const override { return Backend::gpu; }
+
+  std::string describe() const override {
+    const auto& p = probe();
+    return "nvcc, -arch=" + config_.cuda_arch + (p.name.empty() ? "" : ", on " + p.name);
+  }
+
+  bool available(std::string& why) const override {
+    if (nvcc_.empty()) {
+      why = "nvcc was not found: install the CUDA toolkit or set CUDALAB_NVCC";
+      return false;
+    }
+    const auto& p = probe();
+    if (p.count == 0) {
+      why = p.error.empty() ? "no CUDA device is visible" : "no usable CUDA device (the CUDA runtime says: " + p.error + ")";
+      return false;
+    }
+    return true;
+  }
+
+  CompileResult compile(const fs::path& source) const override {
+    CompileResult result;
+    std::string text;
+    try {
+      text = read_file(source);
+    } catch (const std::exception& e) {
+      result.diagnostics = e.what();
+      return result;
+    }
+    const std::vector<std::string> flags = {"-std=c++17", "-O3", "-lineinfo", "-shared",
+                                            "-Xcompiler", "-fPIC", "-cudart", "shared",
+                                            "-arch=" + config_.cuda_arch};
+    std::string flag_text;
+    for (const auto& f : flags) flag_text += f + " ";
+    // The source path is part of the key: nvcc bakes it into messages and line info.
+    const std::string key = content_key({"gpu", text, flag_text, nvcc_.string(), source.string()});
+    return cached_compile(config_.cache_dir / "gpu", key, [&](const fs::path& out, std::string& command) {
+      ProcessOptions opts;
+      opts.argv = {nvcc_.string()};
+      opts.argv.insert(opts.argv.end(), flags.begin(), flags.end());
+      opts.argv.insert(opts.argv.end(), {"-o", out.string(), source.string()});
+      opts.timeout = std::chrono::minutes(5);
+      command = shell_join(opts.argv);
+      return run_process(opts);
+    });
+  }
+
+  fs::path runner() const override { return config_.runner_dir / "cudalab-runner-gpu"; }
+
+ private:
+  const DeviceProbe& probe() const {
+    std::call_once(probe_once_, [&] { probe_ = probe_devices(runner()); });
+    return probe_;
+  }
+
+  ToolchainConfig config_;
+  fs::path nvcc_;
+  mutable std::once_flag probe_once_;
+  mutable DeviceProbe probe_;
+};
+
+}  // namespace
+
+std::unique_ptr<Toolchain> make_gpu_toolchain(const ToolchainConfig& config) {
+  return std::make_unique<GpuToolchain>(config);
+}
+
+}  // namespace cudalab

@@ -1,0 +1,92 @@
+#include "cudalab/module_cache.hpp"
+
+#include <unistd.h>
+#define XXH_INLINE_ALL  // header-only: nothing to link or carry
+#include <xxhash.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace cudalab {
+
+namespace fs = std::filesystem;
+
+std::string content_key(const std::vector<std::string_view>& parts) {
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_128bits_reset(state);
+  for (auto part : parts) {
+    const std::uint64_t size = part.size();
+    XXH3_128bits_update(state, &size, sizeof size);
+    XXH3_128bits_update(state, part.data(), part.size());
+  }
+  const XXH128_hash_t h = XXH3_128bits_digest(state);
+  XXH3_freeState(state);
+  char hex[33];
+  std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
+                static_cast<unsigned long long>(h.low64));
+  return hex;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string shell_join(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) {
+    if (!out.empty()) out += ' ';
+    if (a.find_first_of(" \t\"'$\\") == std::string::npos && !a.empty()) {
+      out += a;
+    } else {
+      out += '\'';
+      for (char c : a) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+      out += '\'';
+    }
+  }
+  return out;
+}
+
+CompileResult cached_compile(const fs::path& cache_dir, const std::string& key,
+                             const std::function<ProcessResult(const fs::path&, std::string&)>& compile) {
+  CompileResult result;
+  const fs::path module = cache_dir / (key + ".so");
+  std::error_code ec;
+  if (fs::is_regular_file(module, ec)) {
+    result.ok = true;
+    result.cached = true;
+    result.module = module;
+    return result;
+  }
+  fs::create_directories(cache_dir, ec);
+  if (ec) {
+    result.diagnostics = "cannot create the module cache " + cache_dir.string() + ": " + ec.message();
+    return result;
+  }
+  const fs::path tmp = cache_dir / (key + ".tmp." + std::to_string(getpid()) + ".so");
+  ProcessResult p = compile(tmp, result.command);
+  result.diagnostics = p.output;
+  if (p.status == ProcessResult::Status::timed_out) {
+    result.diagnostics += "\n(the compiler ran past its time limit and was stopped)";
+  } else if (p.status == ProcessResult::Status::spawn_failed) {
+    result.diagnostics += p.error;
+  }
+  if (!p.ok() || !fs::is_regular_file(tmp, ec)) {
+    fs::remove(tmp, ec);
+    return result;
+  }
+  fs::rename(tmp, module, ec);
+  if (ec) {
+    result.diagnostics += "cannot store the module in the cache: " + ec.message();
+    return result;
+  }
+  result.ok = true;
+  result.module = module;
+  return result;
+}
+
+}  // namespace cudalab

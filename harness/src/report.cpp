@@ -1,0 +1,134 @@
+#include "cudalab/report.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/color.h>
+#include <fmt/format.h>
+
+namespace cudalab {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string paint(bool color, fmt::text_style style, const std::string& text) {
+  return color ? fmt::format(style, "{}", text) : text;
+}
+
+fmt::text_style verdict_style(Verdict v) {
+  if (v == Verdict::passed) return fmt::fg(fmt::terminal_color::green) | fmt::emphasis::bold;
+  if (v == Verdict::not_implemented || v == Verdict::skipped) return fmt::fg(fmt::terminal_color::yellow);
+  return fmt::fg(fmt::terminal_color::red) | fmt::emphasis::bold;
+}
+
+std::string display_path(const fs::path& p) {
+  std::error_code ec;
+  auto rel = fs::relative(p, fs::current_path(ec), ec);
+  return (ec || rel.empty() || rel.string().starts_with("..")) ? p.string() : rel.string();
+}
+
+std::string checks_column(const ExerciseResult& r) {
+  if (r.verdict == Verdict::compile_error) return "-";
+  std::size_t run = 0;
+  for (const auto& c : r.cases) run += c.verdict == Verdict::skipped ? 0 : 1;
+  return fmt::format("{}/{}", r.passed_cases(), r.cases.size());
+}
+
+double total_solve_ms(const ExerciseResult& r) {
+  double ms = 0;
+  for (const auto& c : r.cases) ms += c.solve_ms;
+  return ms;
+}
+
+void write_case(std::ostream& out, const CaseResult& c, const ReportStyle& style) {
+  const bool ok = c.verdict == Verdict::passed;
+  out << "  " << paint(style.color, verdict_style(c.verdict), ok ? "ok" : "✗") << ' ' << c.message
+      << (ok ? fmt::format(" at {}", c.c.label()) : "") << '\n';
+  for (const auto& d : c.details) out << "      " << d << '\n';
+  for (const auto& h : c.hints) out << "    " << paint(style.color, fmt::fg(fmt::terminal_color::cyan), "hint:") << ' ' << h << '\n';
+}
+
+}  // namespace
+
+bool want_color(int fd) {
+  if (std::getenv("NO_COLOR") != nullptr || std::getenv("CI") != nullptr) return false;
+  const char* term = std::getenv("TERM");
+  if (term != nullptr && std::strcmp(term, "dumb") == 0) return false;
+  return isatty(fd) != 0;
+}
+
+void write_check_report(std::ostream& out, const std::vector<ExerciseResult>& results, const ReportStyle& style) {
+  out << fmt::format("{:<16} {:<22} {:>7} {:>10}\n", "exercise", "result", "checks", "solve time");
+  for (const auto& r : results) {
+    const std::string title = verdict_title(r.verdict);
+    // Pad before painting: escape codes would upset the column widths.
+    out << fmt::format("{:<16} ", r.task->info().id)
+        << paint(style.color, verdict_style(r.verdict), fmt::format("{:<22}", title))
+        << fmt::format(" {:>7} {:>8.1f}ms\n", checks_column(r), total_solve_ms(r));
+  }
+  for (const auto& r : results) {
+    const bool failed = r.verdict != Verdict::passed;
+    if (!failed && !style.verbose) continue;
+    out << '\n' << paint(style.color, fmt::emphasis::bold, r.task->info().id) << "  (" << display_path(r.source) << ")\n";
+    if (r.verdict == Verdict::compile_error) {
+      out << "  " << paint(style.color, verdict_style(r.verdict), "✗") << " the file does not compile:\n";
+      out << r.compile.diagnostics;
+      if (!r.compile.diagnostics.empty() && r.compile.diagnostics.back() != '\n') out << '\n';
+      continue;
+    }
+    if (r.verdict == Verdict::not_implemented) {
+      const CaseResult* f = r.first_failure();
+      out << "  " << paint(style.color, verdict_style(r.verdict), "…") << ' ' << f->message << '\n'
+          << "    edit " << display_path(r.source) << " and replace the TODOs; see " << r.task->info().id
+          << "/README.md\n";
+      continue;
+    }
+    for (const auto& c : r.cases) {
+      if (c.verdict == Verdict::skipped) continue;
+      if (c.verdict == Verdict::passed && !style.verbose) continue;
+      write_case(out, c, style);
+    }
+    for (const auto& h : r.hints) out << "  " << paint(style.color, fmt::fg(fmt::terminal_color::cyan), "hint:") << ' ' << h << '\n';
+  }
+}
+
+json check_report_json(const std::vector<ExerciseResult>& results, const std::string& backend_line, std::uint64_t seed) {
+  json exercises = json::array();
+  for (const auto& r : results) {
+    json cases = json::array();
+    for (const auto& c : r.cases) {
+      json dims = json::object();
+      for (const auto& d : c.c.dims) dims[d.name] = d.value;
+      cases.push_back({{"size", dims},
+                       {"label", c.c.label()},
+                       {"verdict", verdict_name(c.verdict)},
+                       {"message", c.message},
+                       {"details", c.details},
+                       {"hints", c.hints},
+                       {"solve_ms", c.solve_ms},
+                       {"records", c.records}});
+    }
+    json e{{"exercise", r.task->info().id},
+           {"source", r.source.string()},
+           {"backend", backend_name(r.backend)},
+           {"verdict", verdict_name(r.verdict)},
+           {"passed", r.verdict == Verdict::passed},
+           {"checks_passed", r.passed_cases()},
+           {"checks", r.cases.size()},
+           {"hints", r.hints},
+           {"cases", cases}};
+    if (r.verdict == Verdict::compile_error) e["compiler_output"] = r.compile.diagnostics;
+    e["compile_command"] = r.compile.command;
+    exercises.push_back(std::move(e));
+  }
+  bool all = true;
+  for (const auto& r : results) all = all && r.verdict == Verdict::passed;
+  return json{{"tool", "cudalab"}, {"version", CUDALAB_VERSION}, {"backend", backend_line},
+              {"seed", seed}, {"passed", all}, {"exercises", exercises}};
+}
+
+}  // namespace cudalab

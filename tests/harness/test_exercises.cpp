@@ -1,0 +1,201 @@
+// End to end on each backend: every reference solution passes every check, every skeleton is
+// "not implemented", and every kernel of the known-wrong corpus (tests/wrong/NN_name/*.cu) gets
+// the verdict and the explanation its first line promises:
+//   // expect: <verdict> | <text the report must contain>
+// GPU cases skip, with the reason, where no GPU is visible; the simulator runs them everywhere.
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "cudalab/exercise_check.hpp"
+#include "cudalab/registry.hpp"
+#include "cudalab/toolchain.hpp"
+
+namespace cudalab {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path source_dir = CUDALAB_SOURCE_DIR;
+
+/// One toolchain per backend for the whole run, or the reason it cannot run here.
+const Toolchain* toolchain_for(Backend backend, std::string& why) {
+  static std::map<Backend, std::pair<std::unique_ptr<Toolchain>, std::string>> made;
+  auto it = made.find(backend);
+  if (it == made.end()) {
+    ToolchainConfig config;
+    config.cache_dir = fs::path(CUDALAB_BIN_DIR) / ".." / "test-module-cache";
+    config.runner_dir = CUDALAB_BIN_DIR;
+    std::unique_ptr<Toolchain> tc;
+    std::string reason;
+    if (backend == Backend::gpu) {
+      tc = make_gpu_toolchain(config);
+    } else {
+#ifdef CUDALAB_HAVE_SIM
+      tc = make_sim_toolchain(config);
+#else
+      reason = "this build has no simulator";
+#endif
+    }
+    if (tc && !tc->available(reason)) tc.reset();
+    it = made.emplace(backend, std::make_pair(std::move(tc), reason)).first;
+  }
+  why = it->second.second;
+  return it->second.first.get();
+}
+
+#define REQUIRE_BACKEND(backend, var)                                                   \
+  std::string why_##var;                                                                \
+  const Toolchain* var = toolchain_for(backend, why_##var);                             \
+  if (var == nullptr) GTEST_SKIP() << backend_name(backend) << " backend unavailable: " << why_##var
+
+/// Everything a report shows about a result, for "does it say X" assertions.
+std::string all_text(const ExerciseResult& r) {
+  std::string text = r.compile.diagnostics;
+  for (const auto& h : r.hints) text += "\n" + h;
+  for (const auto& c : r.cases) {
+    text += "\n" + c.message;
+    for (const auto& d : c.details) text += "\n" + d;
+    for (const auto& h : c.hints) text += "\n" + h;
+  }
+  return text;
+}
+
+CheckOptions test_options() {
+  CheckOptions o;
+  o.seed = 20261122;
+  o.timeout = std::chrono::seconds(120);
+  return o;
+}
+
+struct ExerciseParam {
+  Backend backend;
+  std::string exercise;
+};
+
+std::vector<ExerciseParam> exercise_params() {
+  std::vector<ExerciseParam> params;
+  for (Backend b : {Backend::sim, Backend::gpu}) {
+    for (const auto& t : all_tasks()) params.push_back({b, t->info().id});
+  }
+  return params;
+}
+
+std::string exercise_param_name(const testing::TestParamInfo<ExerciseParam>& info) {
+  return std::string(backend_name(info.param.backend)) + "_" + info.param.exercise;
+}
+
+class Exercise : public testing::TestWithParam<ExerciseParam> {};
+
+TEST_P(Exercise, ReferenceSolutionPassesEveryCheck) {
+  REQUIRE_BACKEND(GetParam().backend, toolchain);
+  const Task& task = *find_task(GetParam().exercise);
+  auto r = check_exercise(task, *toolchain, source_dir / "solutions" / task.info().id / "kernel.cu", test_options());
+  EXPECT_EQ(r.verdict, Verdict::passed) << all_text(r);
+  EXPECT_GE(r.cases.size(), 10u);
+  EXPECT_EQ(r.passed_cases(), r.cases.size());
+}
+
+TEST_P(Exercise, SkeletonSaysNotImplemented) {
+  REQUIRE_BACKEND(GetParam().backend, toolchain);
+  const Task& task = *find_task(GetParam().exercise);
+  auto r = check_exercise(task, *toolchain, source_dir / "exercises" / task.info().id / "kernel.cu", test_options());
+  ASSERT_EQ(r.verdict, Verdict::not_implemented) << all_text(r);
+  EXPECT_EQ(r.first_failure()->message.rfind("not implemented yet", 0), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Exercise, testing::ValuesIn(exercise_params()), exercise_param_name);
+
+struct WrongKernel {
+  Backend backend;
+  std::string exercise;
+  fs::path file;
+  std::string verdict;
+  std::string must_say;
+};
+
+std::vector<WrongKernel> wrong_kernels() {
+  std::vector<WrongKernel> out;
+  const fs::path root = source_dir / "tests" / "wrong";
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::recursive_directory_iterator(root, ec)) {
+    if (entry.path().extension() == ".cu") files.push_back(entry.path());
+  }
+  std::ranges::sort(files);
+  for (Backend b : {Backend::sim, Backend::gpu}) {
+    for (const auto& f : files) {
+      std::ifstream in(f);
+      std::string first;
+      std::getline(in, first);
+      const std::string tag = "// expect: ";
+      const auto bar = first.find(" | ");
+      WrongKernel w{b, f.parent_path().filename().string(), f, "", ""};
+      if (first.rfind(tag, 0) == 0 && bar != std::string::npos) {
+        w.verdict = first.substr(tag.size(), bar - tag.size());
+        w.must_say = first.substr(bar + 3);
+      }
+      out.push_back(w);
+    }
+  }
+  return out;
+}
+
+std::string wrong_kernel_name(const testing::TestParamInfo<WrongKernel>& info) {
+  std::string name = fmt::format("{}_{}_{}", backend_name(info.param.backend), info.param.exercise,
+                                 info.param.file.stem().string());
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+class KnownWrong : public testing::TestWithParam<WrongKernel> {};
+
+TEST_P(KnownWrong, IsCaughtWithTheRightExplanation) {
+  const auto& w = GetParam();
+  ASSERT_FALSE(w.verdict.empty()) << w.file << ": the first line must be `// expect: <verdict> | <text>`";
+  REQUIRE_BACKEND(w.backend, toolchain);
+  const Task* task = find_task(w.exercise);
+  ASSERT_NE(task, nullptr) << "tests/wrong/" << w.exercise << " is not an exercise";
+  auto r = check_exercise(*task, *toolchain, w.file, test_options());
+  EXPECT_EQ(verdict_name(r.verdict), w.verdict) << all_text(r);
+  EXPECT_NE(all_text(r).find(w.must_say), std::string::npos) << "the report should say \"" << w.must_say
+                                                              << "\"; it says:\n" << all_text(r);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, KnownWrong, testing::ValuesIn(wrong_kernels()), wrong_kernel_name);
+
+TEST(Backend, GpuRequestWithoutGpuIsASetUpErrorThatNamesTheSimulator) {
+  std::string why;
+  if (toolchain_for(Backend::gpu, why) != nullptr) GTEST_SKIP() << "a GPU is present; nothing to refuse";
+  EXPECT_FALSE(why.empty());
+}
+
+TEST(Backend, CompileErrorShowsTheCompilersMessageWithFileAndLine) {
+  for (Backend b : {Backend::sim, Backend::gpu}) {
+    std::string why;
+    const Toolchain* toolchain = toolchain_for(b, why);
+    if (toolchain == nullptr) continue;
+    const fs::path broken = fs::temp_directory_path() / fmt::format("cudalab-broken-{}.cu", backend_name(b));
+    std::ofstream(broken) << "#include <stdexcept>\n\nvoid solve(const float* A, const float* B, float* C, int M, int N, int K) {\n"
+                             "  int x = ;\n}\n";
+    auto r = check_exercise(*find_task("03_matmul"), *toolchain, broken, test_options());
+    EXPECT_EQ(r.verdict, Verdict::compile_error) << backend_name(b);
+    EXPECT_NE(r.compile.diagnostics.find(broken.filename().string()), std::string::npos) << r.compile.diagnostics;
+    EXPECT_NE(r.compile.diagnostics.find("4"), std::string::npos) << "line 4 should be named: " << r.compile.diagnostics;
+    EXPECT_TRUE(r.cases.empty());
+  }
+}
+
+}  // namespace
+}  // namespace cudalab
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

@@ -25,8 +25,8 @@ inline constexpr std::int64_t kLargeSim = (std::int64_t{1} << 20) + 3;
 /// Sizes for a 1D exercise: tiny, around warp and block boundaries, odd mid sizes, one large.
 inline std::vector<Case> cases_1d(const CaseOptions& options) {
   std::vector<Case> out;
-  for (const std::int64_t n : {1, 2, 3, 31, 32, 33, 255, 256, 257, 1000, 1023, 1024, 1025, 4097,
-                               65537, 100003}) {
+  for (const std::int64_t n :
+       {1, 2, 3, 31, 32, 33, 255, 256, 257, 1000, 1023, 1024, 1025, 4097, 65537, 100003}) {
     out.push_back(Case{{{"n", n}}, false});
   }
   out.push_back(Case{{{"n", options.simulator ? kLargeSim : kLargeGpu}}, true});
@@ -38,7 +38,8 @@ inline std::vector<Case> cases_1d(const CaseOptions& options) {
 inline void fill_uniform_int(std::span<std::int32_t> out, std::int32_t lo, std::int32_t hi,
                              Rng& rng) {
   const auto width = static_cast<std::uint64_t>(static_cast<std::int64_t>(hi) - lo + 1);
-  for (std::int32_t& v : out) v = static_cast<std::int32_t>(lo + static_cast<std::int64_t>(rng() % width));
+  for (std::int32_t& v : out)
+    v = static_cast<std::int32_t>(lo + static_cast<std::int64_t>(rng() % width));
 }
 
 /// Inputs are never all zeros (DESIGN.md): a zero vector hides a kernel that never reads its

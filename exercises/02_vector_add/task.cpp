@@ -73,7 +73,8 @@ class VectorAddTask final : public Task {
     return {12.0 * n, n};
   }
 
-  [[nodiscard]] std::optional<std::string> diagnose(const Case& c, const std::vector<Buffer>& inputs,
+  [[nodiscard]] std::optional<std::string> diagnose(const Case& c,
+                                                    const std::vector<Buffer>& inputs,
                                                     const Buffer& actual,
                                                     const Expected& expected) const override {
     const std::size_t n = dim_size(c, "n");

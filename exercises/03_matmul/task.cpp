@@ -39,15 +39,16 @@ class MatmulTask final : public Task {
   // product) and M = N = 1 (a dot product), non-square and non-power-of-two shapes.
   [[nodiscard]] std::vector<Case> cases(const CaseOptions& options) const override {
     std::vector<Case> out;
-    for (const Shape s : {Shape{1, 1, 1}, Shape{1, 1, 64}, Shape{1, 33, 17}, Shape{31, 1, 33},
-                          Shape{64, 64, 1}, Shape{16, 16, 16}, Shape{17, 17, 17},
-                          Shape{15, 33, 31}, Shape{32, 32, 32}, Shape{33, 31, 65},
-                          Shape{64, 48, 80}, Shape{100, 1, 100}, Shape{1, 100, 100},
-                          Shape{255, 257, 129}, Shape{256, 256, 256}}) {
+    for (const Shape s :
+         {Shape{1, 1, 1}, Shape{1, 1, 64}, Shape{1, 33, 17}, Shape{31, 1, 33}, Shape{64, 64, 1},
+          Shape{16, 16, 16}, Shape{17, 17, 17}, Shape{15, 33, 31}, Shape{32, 32, 32},
+          Shape{33, 31, 65}, Shape{64, 48, 80}, Shape{100, 1, 100}, Shape{1, 100, 100},
+          Shape{255, 257, 129}, Shape{256, 256, 256}}) {
       out.push_back(make_case(s));
     }
     // The simulator runs every thread on a CPU; its large case stays within a second or so.
-    out.push_back(make_case(options.simulator ? Shape{192, 160, 176} : Shape{2048, 2048, 2048}, true));
+    out.push_back(
+        make_case(options.simulator ? Shape{192, 160, 176} : Shape{2048, 2048, 2048}, true));
     return out;
   }
 
@@ -116,7 +117,8 @@ class MatmulTask final : public Task {
     return {4.0 * (M * K + K * N + M * N), 2.0 * M * N * K};
   }
 
-  [[nodiscard]] std::optional<std::string> diagnose(const Case& c, const std::vector<Buffer>& inputs,
+  [[nodiscard]] std::optional<std::string> diagnose(const Case& c,
+                                                    const std::vector<Buffer>& inputs,
                                                     const Buffer& actual,
                                                     const Expected& expected) const override {
     (void)inputs;
@@ -129,7 +131,8 @@ class MatmulTask final : public Task {
     for (std::size_t i = 0; i < M; ++i) {
       for (std::size_t j = 0; j < N; ++j) {
         const std::size_t at = i * N + j;
-        if (!(std::abs(static_cast<double>(out[j * M + i]) - expected.value[at]) <= expected.tolerance[at])) {
+        if (!(std::abs(static_cast<double>(out[j * M + i]) - expected.value[at]) <=
+              expected.tolerance[at])) {
           return std::nullopt;
         }
       }

@@ -11,8 +11,10 @@ namespace cudalab {
 
 std::size_t dtype_size(DType t) {
   switch (t) {
-    case DType::f32: return sizeof(float);
-    case DType::i32: return sizeof(std::int32_t);
+    case DType::f32:
+      return sizeof(float);
+    case DType::i32:
+      return sizeof(std::int32_t);
   }
   throw std::invalid_argument("dtype_size: unknown DType");
 }
@@ -82,7 +84,8 @@ std::string Signature::mangled_name() const {
       continue;
     }
     std::string written_pointee = pointee;
-    if (p.is_const) {
+    if (p.is_const) {  // `const T` on its own is a candidate too (reached only through its pointer
+                       // here)
       if (const auto hit = find(pointee)) {
         written_pointee = substitution(*hit);
       } else {
@@ -124,8 +127,8 @@ namespace {
 
 void require(const Buffer& b, DType t) {
   if (b.dtype != t) {
-    throw std::logic_error("buffer '" + b.name + "' holds " + spelling(b.dtype) +
-                           ", not " + spelling(t));
+    throw std::logic_error("buffer '" + b.name + "' holds " + spelling(b.dtype) + ", not " +
+                           spelling(t));
   }
 }
 
@@ -155,8 +158,8 @@ std::span<const std::int32_t> Buffer::i32() const {
 
 double Buffer::value(std::size_t i) const {
   if (i >= count()) {
-    throw std::out_of_range("buffer '" + name + "': element " + std::to_string(i) +
-                            " of " + std::to_string(count()));
+    throw std::out_of_range("buffer '" + name + "': element " + std::to_string(i) + " of " +
+                            std::to_string(count()));
   }
   if (dtype == DType::f32) return f32()[i];
   return i32()[i];

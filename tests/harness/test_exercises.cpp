@@ -85,6 +85,9 @@ std::vector<ExerciseParam> exercise_params() {
   return params;
 }
 
+// Short names in test logs instead of gtest's byte dumps.
+void PrintTo(const ExerciseParam& p, std::ostream* os) { *os << backend_name(p.backend) << " " << p.exercise; }
+
 std::string exercise_param_name(const testing::TestParamInfo<ExerciseParam>& info) {
   return std::string(backend_name(info.param.backend)) + "_" + info.param.exercise;
 }
@@ -143,6 +146,10 @@ std::vector<WrongKernel> wrong_kernels() {
     }
   }
   return out;
+}
+
+void PrintTo(const WrongKernel& w, std::ostream* os) {
+  *os << backend_name(w.backend) << " " << w.file.filename().string();
 }
 
 std::string wrong_kernel_name(const testing::TestParamInfo<WrongKernel>& info) {

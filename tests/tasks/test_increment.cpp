@@ -1,12 +1,14 @@
 // 01_increment: exact reference and the two known mistakes.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "task_testing.hpp"
 
 namespace cudalab {
 namespace {
 
-const Task& increment() { return testing::task("01_increment"); }
+const Task& increment() { return task_testing::task("01_increment"); }
 
 Case n_case(std::int64_t n) { return Case{{{"n", n}}, false}; }
 
@@ -14,8 +16,8 @@ Case n_case(std::int64_t n) { return Case{{{"n", n}}, false}; }
 Buffer copy_of_input(const std::vector<Buffer>& bufs) { return bufs[0]; }
 
 TEST(Increment, ReferenceAddsOneExactly) {
-  for (const Case& c : testing::small_cases(increment())) {
-    const auto bufs = testing::buffers(increment(), c);
+  for (const Case& c : task_testing::small_cases(increment())) {
+    const auto bufs = task_testing::buffers(increment(), c);
     const auto expected = increment().reference(c, bufs);
     ASSERT_EQ(expected.size(), 1u);
     EXPECT_EQ(expected[0].buffer, 0u);
@@ -28,36 +30,43 @@ TEST(Increment, ReferenceAddsOneExactly) {
 
 TEST(Increment, AnyDifferenceFails) {
   const Case c = n_case(257);
-  const auto bufs = testing::buffers(increment(), c);
+  const auto bufs = task_testing::buffers(increment(), c);
   const Expected e = increment().reference(c, bufs)[0];
   std::vector<double> out(e.value);
-  EXPECT_EQ(testing::mismatches(e, out), 0u);
+  EXPECT_EQ(task_testing::mismatches(e, out), 0u);
   out[100] += 1;  // one element incremented twice
-  EXPECT_EQ(testing::mismatches(e, out), 1u);
+  EXPECT_EQ(task_testing::mismatches(e, out), 1u);
   out[100] -= 2;  // not incremented
-  EXPECT_EQ(testing::mismatches(e, out), 1u);
+  EXPECT_EQ(task_testing::mismatches(e, out), 1u);
 }
 
 TEST(Increment, HintForDoubleIncrement) {
   const Case c = n_case(1000);
-  const auto bufs = testing::buffers(increment(), c);
+  const auto bufs = task_testing::buffers(increment(), c);
   const Expected e = increment().reference(c, bufs)[0];
   Buffer out = copy_of_input(bufs);
   for (std::size_t i = 0; i < 1000; ++i) out.i32()[i] += (i % 3 == 0) ? 2 : 1;
   const auto hint = increment().diagnose(c, bufs, out, e);
   ASSERT_TRUE(hint);
-  EXPECT_NE(hint->find("some elements were incremented more than once: do two threads compute the same index?"),
-            std::string::npos) << *hint;
+  EXPECT_NE(
+      hint->find(
+          "some elements were incremented more than once: do two threads compute the same index?"),
+      std::string::npos)
+      << *hint;
 
-  // Wildly wrong values are not "incremented more than once".
-  out.i32()[5] = 123456789;
-  EXPECT_EQ(increment().diagnose(c, bufs, out, e), std::nullopt);
+  // Wildly wrong or decreased values are not "incremented more than once".
+  Buffer wild = out;
+  wild.i32()[5] = 123456789;
+  EXPECT_EQ(increment().diagnose(c, bufs, wild, e), std::nullopt);
+  Buffer decreased = out;
+  decreased.i32()[7] -= 5;
+  EXPECT_EQ(increment().diagnose(c, bufs, decreased, e), std::nullopt);
 }
 
 TEST(Increment, HintForBytesInsteadOfElements) {
   for (const std::int64_t n : {1000, 1024, 4097, 100003}) {
     const Case c = n_case(n);
-    const auto bufs = testing::buffers(increment(), c);
+    const auto bufs = task_testing::buffers(increment(), c);
     const Expected e = increment().reference(c, bufs)[0];
     const auto un = static_cast<std::size_t>(n);
     // Both copies with n bytes: the first n/4 ints and the low n % 4 bytes of the next one make
@@ -73,8 +82,10 @@ TEST(Increment, HintForBytesInsteadOfElements) {
     std::memcpy(out.bytes.data(), device.data(), un);
     const auto hint = increment().diagnose(c, bufs, out, e);
     ASSERT_TRUE(hint) << n;
-    EXPECT_NE(hint->find("only the first n/4 elements changed: cudaMemcpy counts bytes, not elements"),
-              std::string::npos) << *hint;
+    EXPECT_NE(
+        hint->find("only the first n/4 elements changed: cudaMemcpy counts bytes, not elements"),
+        std::string::npos)
+        << *hint;
     EXPECT_NE(hint->find("n * sizeof(int)"), std::string::npos);
 
     // Copy in short, copy out full: the tail comes from zeroed device memory, plus one.
@@ -90,12 +101,19 @@ TEST(Increment, HintForBytesInsteadOfElements) {
     const auto hint2 = increment().diagnose(c, bufs, garbage, e);
     ASSERT_TRUE(hint2) << n;
     EXPECT_NE(hint2->find("cudaMemcpy counts bytes"), std::string::npos);
+
+    // The plain picture: the first n/4 elements incremented, every other one unchanged.
+    Buffer plain = copy_of_input(bufs);
+    for (std::size_t i = 0; i < un / 4; ++i) plain.i32()[i] += 1;
+    const auto hint3 = increment().diagnose(c, bufs, plain, e);
+    ASSERT_TRUE(hint3) << n;
+    EXPECT_NE(hint3->find("only the first n/4 elements changed"), std::string::npos);
   }
 }
 
 TEST(Increment, NoHintWhenNothingMatches) {
   const Case c = n_case(1000);
-  const auto bufs = testing::buffers(increment(), c);
+  const auto bufs = task_testing::buffers(increment(), c);
   const Expected e = increment().reference(c, bufs)[0];
   Buffer untouched = copy_of_input(bufs);
   EXPECT_EQ(increment().diagnose(c, bufs, untouched, e), std::nullopt);

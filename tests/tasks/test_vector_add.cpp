@@ -8,11 +8,11 @@
 namespace cudalab {
 namespace {
 
-const Task& vector_add() { return testing::task("02_vector_add"); }
+const Task& vector_add() { return task_testing::task("02_vector_add"); }
 
 TEST(VectorAdd, ReferenceIsTheExactSumWithOneUlpAllowed) {
-  for (const Case& c : testing::small_cases(vector_add())) {
-    const auto bufs = testing::buffers(vector_add(), c);
+  for (const Case& c : task_testing::small_cases(vector_add())) {
+    const auto bufs = task_testing::buffers(vector_add(), c);
     const auto expected = vector_add().reference(c, bufs);
     ASSERT_EQ(expected.size(), 1u);
     const Expected& e = expected[0];
@@ -24,13 +24,13 @@ TEST(VectorAdd, ReferenceIsTheExactSumWithOneUlpAllowed) {
       EXPECT_EQ(e.tolerance[i], std::abs(e.value[i]) * 0x1p-23);
       device[i] = bufs[0].f32()[i] + bufs[1].f32()[i];  // what the GPU computes
     }
-    EXPECT_EQ(testing::mismatches(e, device), 0u) << c.label();
+    EXPECT_EQ(task_testing::mismatches(e, device), 0u) << c.label();
   }
 }
 
 TEST(VectorAdd, OneWrongElementFails) {
   const Case c{{{"n", 4097}}, false};
-  const auto bufs = testing::buffers(vector_add(), c);
+  const auto bufs = task_testing::buffers(vector_add(), c);
   const Expected e = vector_add().reference(c, bufs)[0];
   std::vector<float> device(4097);
   for (std::size_t i = 0; i < device.size(); ++i) device[i] = bufs[0].f32()[i] + bufs[1].f32()[i];
@@ -39,13 +39,13 @@ TEST(VectorAdd, OneWrongElementFails) {
   // Two ulps off fails, and so does reference ± 10·tolerance.
   float off = std::nextafter(std::nextafter(device[i], INFINITY), INFINITY);
   std::swap(device[i], off);
-  EXPECT_EQ(testing::mismatches(e, device), 1u);
+  EXPECT_EQ(task_testing::mismatches(e, device), 1u);
   std::swap(device[i], off);
   std::vector<double> shifted(e.value);
   shifted[i] += 10 * e.tolerance[i];
-  EXPECT_EQ(testing::mismatches(e, shifted), 1u);
+  EXPECT_EQ(task_testing::mismatches(e, shifted), 1u);
   shifted[i] -= 20 * e.tolerance[i];
-  EXPECT_EQ(testing::mismatches(e, shifted), 1u);
+  EXPECT_EQ(task_testing::mismatches(e, shifted), 1u);
 }
 
 struct Ignored {
@@ -56,12 +56,12 @@ struct Ignored {
 
 TEST(VectorAdd, HintWhenAnInputIsIgnored) {
   const Case c{{{"n", 1025}}, false};
-  const auto bufs = testing::buffers(vector_add(), c);
+  const auto bufs = task_testing::buffers(vector_add(), c);
   const Expected e = vector_add().reference(c, bufs)[0];
-  for (const Ignored& pattern : {Ignored{"c equals a + a: b was ignored", 2, 0},
-                                 Ignored{"c equals b + b: a was ignored", 0, 2},
-                                 Ignored{"c equals a: b was ignored", 1, 0},
-                                 Ignored{"c equals b: a was ignored", 0, 1}}) {
+  for (const Ignored& pattern :
+       {Ignored{"c equals a + a: b was ignored", 2, 0},
+        Ignored{"c equals b + b: a was ignored", 0, 2}, Ignored{"c equals a: b was ignored", 1, 0},
+        Ignored{"c equals b: a was ignored", 0, 1}}) {
     Buffer out = bufs[2];
     for (std::size_t i = 0; i < 1025; ++i) {
       out.f32()[i] = static_cast<float>(pattern.a_times) * bufs[0].f32()[i] +
@@ -77,7 +77,7 @@ TEST(VectorAdd, HintWhenAnInputIsIgnored) {
 TEST(VectorAdd, HintForBytesInsteadOfElements) {
   for (const std::int64_t n : {1000, 1025, 65537}) {
     const Case c{{{"n", n}}, false};
-    const auto bufs = testing::buffers(vector_add(), c);
+    const auto bufs = task_testing::buffers(vector_add(), c);
     const Expected e = vector_add().reference(c, bufs)[0];
     Buffer out = bufs[2];
     for (auto& v : out.f32()) v = std::numeric_limits<float>::quiet_NaN();  // the poison
@@ -93,7 +93,7 @@ TEST(VectorAdd, HintForBytesInsteadOfElements) {
 
 TEST(VectorAdd, NoHintWhenNothingMatches) {
   const Case c{{{"n", 1000}}, false};
-  const auto bufs = testing::buffers(vector_add(), c);
+  const auto bufs = task_testing::buffers(vector_add(), c);
   const Expected e = vector_add().reference(c, bufs)[0];
   Buffer out = bufs[2];
   for (std::size_t i = 0; i < 1000; ++i) out.f32()[i] = bufs[0].f32()[i] - bufs[1].f32()[i];

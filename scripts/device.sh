@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Build here, run on the lent GPU machine (which has nvcc and the driver but none of our Debian
+# dependencies). Two steps, one per machine:
+#
+#   scripts/device.sh build            here: configure + build the `device` preset (sm_90, Release)
+#                                      and copy the Debian shared libraries it needs into
+#                                      build/device/lib, so the folder can travel (carry build/device)
+#   scripts/device.sh test [ARGS...]   there: run the test suite (ctest ARGS) and the main job,
+#                                      logs into $OUT
+#
+# The build folder holds absolute paths of this checkout (/work/main); on the device the script
+# points that path at its copy of the tree, so ctest and the compiled-in paths work unchanged.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build_root=/work/main
+
+bundle_libs() {
+  local lib_dir=$here/build/device/lib
+  mkdir -p "$lib_dir"
+  for exe in "$here"/build/device/bin/*; do
+    [ -x "$exe" ] && [ -f "$exe" ] || continue
+    ldd "$exe" 2>/dev/null | awk '/=> \//{print $3}' | while read -r lib; do
+      case "$(basename "$lib")" in
+        libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libstdc++.so*|libgcc_s.so*|libcuda*|libcudart*) ;;
+        *) cp -Lu "$lib" "$lib_dir/" ;;
+      esac
+    done
+  done
+}
+
+case "${1:-}" in
+  build)
+    cd "$here"
+    cmake --preset device >/dev/null
+    cmake --build --preset device -j "$(nproc)"
+    bundle_libs
+    du -sh build/device
+    ;;
+  test)
+    shift
+    if [ "$here" != "$build_root" ]; then
+      mkdir -p "$(dirname "$build_root")"
+      [ -e "$build_root" ] || ln -s "$here" "$build_root"
+    fi
+    cd "$build_root"
+    export LD_LIBRARY_PATH=$build_root/build/device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export CUDALAB_CACHE_DIR=/tmp/cudalab-cache
+    out=${OUT:-/tmp/out}
+    mkdir -p "$out"
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
+    ./build/device/bin/cudalab check --all --solution --seed 1 --color never 2>&1 | tee "$out/solutions.txt" || true
+    ctest --test-dir build/device --output-on-failure -j 4 "$@" 2>&1 | tee "$out/ctest.txt"
+    ;;
+  *)
+    sed -n '2,14p' "$0"
+    exit 2
+    ;;
+esac

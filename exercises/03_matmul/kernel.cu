@@ -6,7 +6,7 @@
 //   - Row-major: A is M×K (A[r * K + k]), B is K×N (B[k * N + c]), C is M×N (C[r * N + c]).
 //   - M, N, K >= 1 and any shape: 1×1×1, non-square, not multiples of your tile size.
 //   - C[r][c] = sum over k of A[r][k] * B[k][c]. A and B must be unchanged.
-//   - Your kernel must stage tiles of A and B in __shared__ memory (the harness checks).
+//   - Your kernel must stage tiles of A and B in __shared__ memory.
 //
 // Read exercises/03_matmul/README.md first. Check your work with:
 //   ./cudalab check 03_matmul

@@ -4,7 +4,7 @@
 //   void solve(const float* x, float* y, int n)
 //   - x and y are DEVICE pointers to n floats each, n >= 1 (up to tens of millions).
 //   - When solve returns, y[i] must equal x[i] / sqrt(x[0]^2 + ... + x[n-1]^2); x unchanged.
-//   - The sum of squares must be a block reduction in __shared__ memory (the harness checks).
+//   - The sum of squares must be a block reduction in __shared__ memory.
 //   - You may cudaMalloc scratch space (for partial sums); cudaFree it before returning.
 //
 // Read exercises/04_normalize/README.md first. Check your work with:

@@ -1,1 +1,1 @@
-// stub
+#include <gtest/gtest.h>

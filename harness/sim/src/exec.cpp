@@ -49,7 +49,7 @@ struct Fiber {
   char* stack_top = nullptr;
 };
 
-enum class Wait : unsigned char { unstarted, running, barrier, warp, done };
+enum class Wait : unsigned char { unstarted, running, barrier, warp, activemask, done };
 
 struct Thread {
   uint3 idx{};
@@ -105,6 +105,7 @@ struct Worker {
   unsigned last_arrivals = 0;
   unsigned last_true = 0;
   unsigned warp_waiting[kMaxThreadsPerBlock / kWarp] = {};
+  unsigned activemask_waiting = 0;  // threads parked in __activemask
   bool fault = false;
   bool in_kernel = false;
 };
@@ -151,6 +152,25 @@ void push_ready(Worker& w, Fiber* f) {
   ++w.ready_size;
 }
 
+/// __activemask() waits until nothing else in the block can run, then answers, per warp, the
+/// lanes that are waiting in __activemask() too: lanes that exited or wait elsewhere (a barrier,
+/// another warp operation) have diverged. This is what converged lanes see on a GPU, without
+/// counting lanes that have not started yet or will exit before getting there.
+void resolve_activemask(Worker& w) {
+  for (unsigned base = 0; base < w.nthreads; base += 32) {
+    unsigned m = 0;
+    for (unsigned l = 0; l < 32 && base + l < w.nthreads; ++l) {
+      if (w.threads[base + l].wait == Wait::activemask) m |= 1u << l;
+    }
+    for (unsigned q = m; q != 0; q &= q - 1) {
+      Thread& t = w.threads[base + static_cast<unsigned>(__builtin_ctz(q))];
+      t.out = m;
+      push_ready(w, t.fiber);
+    }
+  }
+  w.activemask_waiting = 0;
+}
+
 /// What runs next when the current fiber parks or finishes.
 Fiber* pick_next(Worker& w) {
   if (w.fault) return &w.scheduler;
@@ -161,6 +181,10 @@ Fiber* pick_next(Worker& w) {
     return f;
   }
   if (w.next_thread < w.nthreads) return new_fiber(w);
+  if (w.activemask_waiting > 0) {
+    resolve_activemask(w);
+    return pick_next(w);
+  }
   return &w.scheduler;
 }
 
@@ -333,6 +357,7 @@ void run_block(Worker& w, Job& job, unsigned long long b) {
     w.ready_size = 0;
     w.barrier_waiters.clear();
     for (unsigned& m : w.warp_waiting) m = 0;
+    w.activemask_waiting = 0;
   }
   if (b == 0) {
     std::size_t total = 0;
@@ -529,12 +554,12 @@ unsigned cudalab_sim_activemask(void) {
   Worker* wp = tls_worker;
   if (wp == nullptr || wp->thread == nullptr) return 1;
   Worker& w = *wp;
-  const unsigned base = w.thread->linear & ~31u;
-  unsigned m = 0;
-  for (unsigned l = 0; l < 32 && base + l < w.nthreads; ++l) {
-    if (w.threads[base + l].wait != Wait::done) m |= 1u << l;
-  }
-  return m;
+  Thread& t = *w.thread;
+  t.wait = Wait::activemask;
+  ++w.activemask_waiting;
+  park(w, t);
+  t.wait = Wait::running;
+  return static_cast<unsigned>(t.out);
 }
 
 unsigned long long cudalab_sim_warp_op(int line, int op, unsigned mask, unsigned long long value,

@@ -17,6 +17,7 @@
 
 namespace cudalab {
 
+/// How a check runs: the seed of its inputs and the limits each case runs under.
 struct CheckOptions {
   std::uint64_t seed = 0;
   std::chrono::milliseconds timeout{20'000};  ///< per case, context creation included

@@ -10,6 +10,7 @@
 
 namespace cudalab {
 
+/// What to run and under which limits.
 struct ProcessOptions {
   std::vector<std::string> argv;               ///< argv[0] is the program's path
   std::vector<std::pair<int, int>> inherit;    ///< {parent fd, fd number in the child}
@@ -20,6 +21,7 @@ struct ProcessOptions {
   std::size_t kept_output_bytes = 16 << 10;    ///< how much of the output is kept for the report
 };
 
+/// How the child ended and what it printed.
 struct ProcessResult {
   enum class Status { exited, signaled, timed_out, output_flood, spawn_failed };
   Status status = Status::spawn_failed;

@@ -12,6 +12,7 @@
 
 namespace cudalab {
 
+/// How the table is written.
 struct ReportStyle {
   bool color = false;
   bool verbose = false;  ///< every case, not only the failures

@@ -71,10 +71,15 @@ struct Buffer {
 
   /// A buffer of `count` zeroed elements.
   static Buffer make(std::string name, DType dtype, Role role, std::size_t count);
+  /// Number of elements.
   [[nodiscard]] std::size_t count() const { return bytes.size() / dtype_size(dtype); }
+  /// The elements as floats; the dtype must be f32.
   [[nodiscard]] std::span<float> f32();
+  /// The elements as floats; the dtype must be f32.
   [[nodiscard]] std::span<const float> f32() const;
+  /// The elements as ints; the dtype must be i32.
   [[nodiscard]] std::span<std::int32_t> i32();
+  /// The elements as ints; the dtype must be i32.
   [[nodiscard]] std::span<const std::int32_t> i32() const;
   /// Element `i` widened to double, whatever the dtype.
   [[nodiscard]] double value(std::size_t i) const;

@@ -38,7 +38,8 @@ void add_position_hints(OutputComparison& cmp, const Buffer& actual, const std::
           "(cudaMemcpy(..., cudaMemcpyDeviceToHost))?",
           cmp.buffer));
     } else {
-      cmp.hints.push_back(fmt::format("no element of {} was written: did the kernel run and write to {}?",
+      cmp.hints.push_back(fmt::format("no element of {} was written: each still holds the NaN the harness filled "
+                                      "it with. Did the kernel run, and does it store to {} (=, not +=)?",
                                       cmp.buffer, cmp.buffer));
     }
     return;
@@ -246,7 +247,7 @@ std::vector<std::string> describe_mismatches(const OutputComparison& cmp, const 
                                           m.index % static_cast<std::size_t>(actual.cols))
                             : fmt::format("{}[{}]", cmp.buffer, m.index);
     lines.push_back(fmt::format("{}: expected {}, got {}{}", where, format_value(m.expected),
-                                m.untouched && std::isnan(m.actual) ? "nothing" : format_value(m.actual),
+                                m.untouched && std::isnan(m.actual) ? "the poison NaN" : format_value(m.actual),
                                 m.untouched ? " (never written)" : ""));
   }
   return lines;

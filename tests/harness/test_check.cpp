@@ -73,7 +73,7 @@ TEST(Check, UnwrittenTailGetsTheGridHint) {
   EXPECT_TRUE(has_hint(cmp, "every element from index 256 on is wrong"));
   EXPECT_TRUE(has_hint(cmp, "does your grid cover all n elements?"));
   auto lines = describe_mismatches(cmp, out);
-  EXPECT_NE(lines.front().find("c[256]: expected 129, got nothing (never written)"), std::string::npos) << lines.front();
+  EXPECT_NE(lines.front().find("c[256]: expected 129, got the poison NaN (never written)"), std::string::npos) << lines.front();
 }
 
 TEST(Check, OffByOneShiftIsWrongEverywhereButNotAGridProblem) {

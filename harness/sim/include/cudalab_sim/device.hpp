@@ -1,0 +1,493 @@
+// cudalab CPU simulator: the device side of CUDA C++ for the host compiler. The simulator's
+// prelude includes this header before a translated kernel.cu; everything here is what the
+// preprocessor and ordinary C++ can express (the translator rewrites only `<<<...>>>` launches
+// and `extern __shared__` arrays).
+//
+// Execution model (see harness/sim/src/exec.cpp): a block runs to completion on ONE host thread,
+// its CUDA threads being fibers of that host thread, and a host thread runs one block at a time.
+// Hence:
+//  - the built-in indices are host-thread-local variables that the runtime rewrites on every
+//    fiber switch (one TLS load per use, no call);
+//  - a static `__shared__` variable is a function-local `static thread_local`: exactly one copy
+//    per block in flight, shared by all fibers (CUDA threads) of that block;
+//  - `extern __shared__` arrays point at the host thread's dynamic shared buffer.
+#pragma once
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <atomic>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "../cuda_runtime.h"
+
+#ifndef __CUDACC__
+#define __CUDACC__ 1
+#endif
+
+// ---- qualifiers -----------------------------------------------------------------------------
+#define __global__
+#define __device__
+#define __host__
+#define __constant__
+#define __managed__
+#define __shared__ static thread_local
+#define __grid_constant__
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __align__(n) __attribute__((aligned(n)))
+#define __launch_bounds__(...)
+#define __maxnreg__(n)
+#define __cudart_builtin__
+// __restrict__ is already a GNU C++ keyword.
+
+#define CUDALAB_SIM_TLS __thread __attribute__((tls_model("initial-exec")))
+
+// ---- built-in variables -------------------------------------------------------------------------
+// Defined in libcudalab_sim.so; rewritten by the runtime whenever it switches CUDA threads.
+extern CUDALAB_SIM_TLS uint3 threadIdx;
+extern CUDALAB_SIM_TLS uint3 blockIdx;
+extern CUDALAB_SIM_TLS dim3 blockDim;
+extern CUDALAB_SIM_TLS dim3 gridDim;
+extern CUDALAB_SIM_TLS void* cudalab_sim_dynamic_shared;
+extern CUDALAB_SIM_TLS int cudalab_sim_note_flag;
+inline constexpr int warpSize = 32;
+
+// ---- runtime entry points (libcudalab_sim.so) ---------------------------------------------------
+struct cudalab_sim_launch_desc {
+  const char* name;
+  const void* fn;
+  dim3 grid;
+  dim3 block;
+  size_t shmem;
+  cudaStream_t stream;
+};
+
+enum cudalab_sim_warp_opcode {
+  CUDALAB_SIM_SYNCWARP = 0,
+  CUDALAB_SIM_SHFL_IDX,
+  CUDALAB_SIM_SHFL_UP,
+  CUDALAB_SIM_SHFL_DOWN,
+  CUDALAB_SIM_SHFL_XOR,
+  CUDALAB_SIM_BALLOT,
+  CUDALAB_SIM_ANY,
+  CUDALAB_SIM_ALL,
+  CUDALAB_SIM_MATCH_ANY,
+  CUDALAB_SIM_MATCH_ALL,
+  CUDALAB_SIM_REDUCE_ADD,
+  CUDALAB_SIM_REDUCE_MIN_S,
+  CUDALAB_SIM_REDUCE_MAX_S,
+  CUDALAB_SIM_REDUCE_MIN_U,
+  CUDALAB_SIM_REDUCE_MAX_U,
+  CUDALAB_SIM_REDUCE_AND,
+  CUDALAB_SIM_REDUCE_OR,
+  CUDALAB_SIM_REDUCE_XOR,
+};
+
+extern "C" {
+void cudalab_sim_launch(const cudalab_sim_launch_desc* desc, void (*thunk)(void*), void* state);
+int cudalab_sim_syncthreads(int line, int op, int pred);
+unsigned long long cudalab_sim_warp_op(int line, int op, unsigned mask, unsigned long long value,
+                                       int arg, int width);
+unsigned cudalab_sim_activemask(void);
+void cudalab_sim_note_shared(const void* addr, size_t bytes);
+}
+
+// ---- barriers, fences ---------------------------------------------------------------------------
+// Macros so that a barrier knows its source line (diagnostics name it; divergent barriers are
+// detected by comparing lines).
+#define __syncthreads() ((void)cudalab_sim_syncthreads(__LINE__, 0, 1))
+#define __syncthreads_count(pred) cudalab_sim_syncthreads(__LINE__, 0, (pred) ? 1 : 0)
+#define __syncthreads_and(pred) cudalab_sim_syncthreads(__LINE__, 1, (pred) ? 1 : 0)
+#define __syncthreads_or(pred) cudalab_sim_syncthreads(__LINE__, 2, (pred) ? 1 : 0)
+
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __nanosleep(unsigned) {}
+inline long long clock64() { return static_cast<long long>(__builtin_ia32_rdtsc()); }
+inline void __trap() { abort(); }
+inline void __brkpt() {}
+
+// ---- warp-level primitives (rendezvous of the lanes in `mask`, 32-lane warps) -----------------
+namespace cudalab_sim::detail {
+template <class T>
+inline unsigned long long to_bits(T v) {
+  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>,
+                "warp shuffles take values of at most 8 bytes");
+  unsigned long long b = 0;
+  memcpy(&b, &v, sizeof(T));
+  return b;
+}
+template <class T>
+inline T from_bits(unsigned long long b) {
+  T v;
+  memcpy(&v, &b, sizeof(T));
+  return v;
+}
+}  // namespace cudalab_sim::detail
+
+#define CUDALAB_SIM_SHFL(NAME, OP)                                                              \
+  template <class T>                                                                           \
+  inline T NAME(unsigned mask, T var, int arg, int width = warpSize,                          \
+              int line = __builtin_LINE()) {                                                   \
+    return cudalab_sim::detail::from_bits<T>(cudalab_sim_warp_op(                              \
+        line, OP, mask, cudalab_sim::detail::to_bits(var), arg, width));                   \
+  }
+CUDALAB_SIM_SHFL(__shfl_sync, CUDALAB_SIM_SHFL_IDX)
+CUDALAB_SIM_SHFL(__shfl_up_sync, CUDALAB_SIM_SHFL_UP)
+CUDALAB_SIM_SHFL(__shfl_down_sync, CUDALAB_SIM_SHFL_DOWN)
+CUDALAB_SIM_SHFL(__shfl_xor_sync, CUDALAB_SIM_SHFL_XOR)
+#undef CUDALAB_SIM_SHFL
+
+#define __syncwarp(...) ((void)cudalab_sim_warp_op(__LINE__, CUDALAB_SIM_SYNCWARP, \
+                                                   cudalab_sim::detail::warp_mask(__VA_ARGS__), 0, 0, 32))
+namespace cudalab_sim::detail {
+inline unsigned warp_mask() { return 0xffffffffu; }
+inline unsigned warp_mask(unsigned m) { return m; }
+}  // namespace cudalab_sim::detail
+
+inline unsigned __ballot_sync(unsigned mask, int pred, int line = __builtin_LINE()) {
+  return static_cast<unsigned>(
+      cudalab_sim_warp_op(line, CUDALAB_SIM_BALLOT, mask, pred != 0, 0, 32));
+}
+inline int __any_sync(unsigned mask, int pred, int line = __builtin_LINE()) {
+  return static_cast<int>(cudalab_sim_warp_op(line, CUDALAB_SIM_ANY, mask, pred != 0, 0, 32));
+}
+inline int __all_sync(unsigned mask, int pred, int line = __builtin_LINE()) {
+  return static_cast<int>(cudalab_sim_warp_op(line, CUDALAB_SIM_ALL, mask, pred != 0, 0, 32));
+}
+inline unsigned __activemask() { return cudalab_sim_activemask(); }
+template <class T>
+inline unsigned __match_any_sync(unsigned mask, T value, int line = __builtin_LINE()) {
+  return static_cast<unsigned>(cudalab_sim_warp_op(line, CUDALAB_SIM_MATCH_ANY, mask,
+                                                   cudalab_sim::detail::to_bits(value), 0, 32));
+}
+template <class T>
+inline unsigned __match_all_sync(unsigned mask, T value, int* pred,
+                                 int line = __builtin_LINE()) {
+  unsigned r = static_cast<unsigned>(cudalab_sim_warp_op(
+      line, CUDALAB_SIM_MATCH_ALL, mask, cudalab_sim::detail::to_bits(value), 0, 32));
+  *pred = r != 0;
+  return r;
+}
+#define CUDALAB_SIM_REDUCE(NAME, T, OP)                                                   \
+  inline T NAME(unsigned mask, T value, int line = __builtin_LINE()) {                   \
+    return static_cast<T>(cudalab_sim_warp_op(line, OP, mask,                        \
+                                              static_cast<unsigned>(value), 0, 32));     \
+  }
+CUDALAB_SIM_REDUCE(__reduce_add_sync, unsigned, CUDALAB_SIM_REDUCE_ADD)
+CUDALAB_SIM_REDUCE(__reduce_add_sync, int, CUDALAB_SIM_REDUCE_ADD)
+CUDALAB_SIM_REDUCE(__reduce_min_sync, unsigned, CUDALAB_SIM_REDUCE_MIN_U)
+CUDALAB_SIM_REDUCE(__reduce_min_sync, int, CUDALAB_SIM_REDUCE_MIN_S)
+CUDALAB_SIM_REDUCE(__reduce_max_sync, unsigned, CUDALAB_SIM_REDUCE_MAX_U)
+CUDALAB_SIM_REDUCE(__reduce_max_sync, int, CUDALAB_SIM_REDUCE_MAX_S)
+CUDALAB_SIM_REDUCE(__reduce_and_sync, unsigned, CUDALAB_SIM_REDUCE_AND)
+CUDALAB_SIM_REDUCE(__reduce_or_sync, unsigned, CUDALAB_SIM_REDUCE_OR)
+CUDALAB_SIM_REDUCE(__reduce_xor_sync, unsigned, CUDALAB_SIM_REDUCE_XOR)
+#undef CUDALAB_SIM_REDUCE
+
+// ---- atomics: real atomics on host memory (relaxed, as CUDA's are) -------------------------------
+namespace cudalab_sim::detail {
+template <class T>
+inline std::atomic_ref<T> aref(T* p) {
+  return std::atomic_ref<T>(*p);
+}
+template <class T, class F>
+inline T atomic_update(T* p, F f) {
+  auto a = aref(p);
+  T old = a.load(std::memory_order_relaxed);
+  while (!a.compare_exchange_weak(old, f(old), std::memory_order_relaxed)) {
+  }
+  return old;
+}
+}  // namespace cudalab_sim::detail
+
+#define CUDALAB_SIM_ATOMIC_SCOPES(NAME)                                                       \
+  template <class... A>                                                                       \
+  inline auto NAME##_block(A... a) -> decltype(NAME(a...)) { return NAME(a...); }             \
+  template <class... A>                                                                       \
+  inline auto NAME##_system(A... a) -> decltype(NAME(a...)) { return NAME(a...); }
+
+#define CUDALAB_SIM_FETCH(NAME, T, METHOD)                                                    \
+  inline T NAME(T* address, T val) {                                                          \
+    return cudalab_sim::detail::aref(address).METHOD(val, std::memory_order_relaxed);         \
+  }
+CUDALAB_SIM_FETCH(atomicAdd, int, fetch_add)
+CUDALAB_SIM_FETCH(atomicAdd, unsigned int, fetch_add)
+CUDALAB_SIM_FETCH(atomicAdd, unsigned long long int, fetch_add)
+CUDALAB_SIM_FETCH(atomicAdd, float, fetch_add)
+CUDALAB_SIM_FETCH(atomicAdd, double, fetch_add)
+CUDALAB_SIM_FETCH(atomicSub, int, fetch_sub)
+CUDALAB_SIM_FETCH(atomicSub, unsigned int, fetch_sub)
+CUDALAB_SIM_FETCH(atomicAnd, int, fetch_and)
+CUDALAB_SIM_FETCH(atomicAnd, unsigned int, fetch_and)
+CUDALAB_SIM_FETCH(atomicAnd, unsigned long long int, fetch_and)
+CUDALAB_SIM_FETCH(atomicOr, int, fetch_or)
+CUDALAB_SIM_FETCH(atomicOr, unsigned int, fetch_or)
+CUDALAB_SIM_FETCH(atomicOr, unsigned long long int, fetch_or)
+CUDALAB_SIM_FETCH(atomicXor, int, fetch_xor)
+CUDALAB_SIM_FETCH(atomicXor, unsigned int, fetch_xor)
+CUDALAB_SIM_FETCH(atomicXor, unsigned long long int, fetch_xor)
+CUDALAB_SIM_FETCH(atomicExch, int, exchange)
+CUDALAB_SIM_FETCH(atomicExch, unsigned int, exchange)
+CUDALAB_SIM_FETCH(atomicExch, unsigned long long int, exchange)
+CUDALAB_SIM_FETCH(atomicExch, float, exchange)
+#undef CUDALAB_SIM_FETCH
+
+#define CUDALAB_SIM_MINMAX(T)                                                                 \
+  inline T atomicMin(T* address, T val) {                                                     \
+    return cudalab_sim::detail::atomic_update(address, [val](T o) { return o < val ? o : val; }); \
+  }                                                                                           \
+  inline T atomicMax(T* address, T val) {                                                     \
+    return cudalab_sim::detail::atomic_update(address, [val](T o) { return o > val ? o : val; }); \
+  }
+CUDALAB_SIM_MINMAX(int)
+CUDALAB_SIM_MINMAX(unsigned int)
+CUDALAB_SIM_MINMAX(long long int)
+CUDALAB_SIM_MINMAX(unsigned long long int)
+#undef CUDALAB_SIM_MINMAX
+
+#define CUDALAB_SIM_CAS(T)                                                                     \
+  inline T atomicCAS(T* address, T compare, T val) {                                           \
+    cudalab_sim::detail::aref(address).compare_exchange_strong(compare, val,                   \
+                                                               std::memory_order_relaxed);     \
+    return compare;                                                                            \
+  }
+CUDALAB_SIM_CAS(int)
+CUDALAB_SIM_CAS(unsigned int)
+CUDALAB_SIM_CAS(unsigned long long int)
+CUDALAB_SIM_CAS(unsigned short int)
+#undef CUDALAB_SIM_CAS
+
+inline unsigned int atomicInc(unsigned int* address, unsigned int val) {
+  return cudalab_sim::detail::atomic_update(address,
+                                            [val](unsigned o) { return o >= val ? 0u : o + 1; });
+}
+inline unsigned int atomicDec(unsigned int* address, unsigned int val) {
+  return cudalab_sim::detail::atomic_update(
+      address, [val](unsigned o) { return (o == 0 || o > val) ? val : o - 1; });
+}
+CUDALAB_SIM_ATOMIC_SCOPES(atomicAdd)
+CUDALAB_SIM_ATOMIC_SCOPES(atomicSub)
+CUDALAB_SIM_ATOMIC_SCOPES(atomicExch)
+CUDALAB_SIM_ATOMIC_SCOPES(atomicMin)
+CUDALAB_SIM_ATOMIC_SCOPES(atomicMax)
+CUDALAB_SIM_ATOMIC_SCOPES(atomicCAS)
+CUDALAB_SIM_ATOMIC_SCOPES(atomicAnd)
+CUDALAB_SIM_ATOMIC_SCOPES(atomicOr)
+CUDALAB_SIM_ATOMIC_SCOPES(atomicXor)
+CUDALAB_SIM_ATOMIC_SCOPES(atomicInc)
+CUDALAB_SIM_ATOMIC_SCOPES(atomicDec)
+#undef CUDALAB_SIM_ATOMIC_SCOPES
+
+// ---- math ----------------------------------------------------------------------------------------
+// <math.h> provides the C functions (sqrtf, expf, fmaf, fminf, ...); these are CUDA's additions.
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }
+inline double rcbrt(double x) { return 1.0 / cbrt(x); }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float fdividef(float a, float b) { return a / b; }
+inline float __expf(float x) { return expf(x); }
+inline float __exp10f(float x) { return exp10f(x); }
+inline float __logf(float x) { return logf(x); }
+inline float __log2f(float x) { return log2f(x); }
+inline float __log10f(float x) { return log10f(x); }
+inline float __sinf(float x) { return sinf(x); }
+inline float __cosf(float x) { return cosf(x); }
+inline float __tanf(float x) { return tanf(x); }
+inline float __powf(float a, float b) { return powf(a, b); }
+inline void __sincosf(float x, float* s, float* c) {
+  *s = sinf(x);
+  *c = cosf(x);
+}
+inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : (x == x ? x : 0.0f)); }
+inline float sinpif(float x) { return sinf(static_cast<float>(M_PI) * x); }
+inline float cospif(float x) { return cosf(static_cast<float>(M_PI) * x); }
+inline float normcdff(float x) { return 0.5f * erfcf(-x * static_cast<float>(M_SQRT1_2)); }
+inline double normcdf(double x) { return 0.5 * erfc(-x * M_SQRT1_2); }
+
+#define CUDALAB_SIM_ROUNDED(T, S)                                               \
+  inline T __fadd_##S(T a, T b) { return a + b; }                               \
+  inline T __fsub_##S(T a, T b) { return a - b; }                               \
+  inline T __fmul_##S(T a, T b) { return a * b; }                               \
+  inline T __fdiv_##S(T a, T b) { return a / b; }                               \
+  inline T __frcp_##S(T a) { return 1.0f / a; }                                 \
+  inline T __fsqrt_##S(T a) { return sqrtf(a); }                                \
+  inline T __fmaf_##S(T a, T b, T c) { return fmaf(a, b, c); }                  \
+  inline double __dadd_##S(double a, double b) { return a + b; }                \
+  inline double __dsub_##S(double a, double b) { return a - b; }                \
+  inline double __dmul_##S(double a, double b) { return a * b; }                \
+  inline double __ddiv_##S(double a, double b) { return a / b; }                \
+  inline double __drcp_##S(double a) { return 1.0 / a; }                        \
+  inline double __dsqrt_##S(double a) { return sqrt(a); }                       \
+  inline double __fma_##S(double a, double b, double c) { return fma(a, b, c); }
+CUDALAB_SIM_ROUNDED(float, rn)
+CUDALAB_SIM_ROUNDED(float, rz)
+CUDALAB_SIM_ROUNDED(float, ru)
+CUDALAB_SIM_ROUNDED(float, rd)
+#undef CUDALAB_SIM_ROUNDED
+inline float __frsqrt_rn(float x) { return 1.0f / sqrtf(x); }
+
+inline int __float2int_rn(float x) { return static_cast<int>(nearbyintf(x)); }
+inline int __float2int_rz(float x) { return static_cast<int>(x); }
+inline int __float2int_rd(float x) { return static_cast<int>(floorf(x)); }
+inline int __float2int_ru(float x) { return static_cast<int>(ceilf(x)); }
+inline unsigned __float2uint_rn(float x) { return static_cast<unsigned>(nearbyintf(x)); }
+inline unsigned __float2uint_rz(float x) { return static_cast<unsigned>(x); }
+inline unsigned __float2uint_rd(float x) { return static_cast<unsigned>(floorf(x)); }
+inline unsigned __float2uint_ru(float x) { return static_cast<unsigned>(ceilf(x)); }
+inline long long __float2ll_rn(float x) { return static_cast<long long>(nearbyintf(x)); }
+inline long long __float2ll_rz(float x) { return static_cast<long long>(x); }
+inline int __double2int_rn(double x) { return static_cast<int>(nearbyint(x)); }
+inline int __double2int_rz(double x) { return static_cast<int>(x); }
+inline float __double2float_rn(double x) { return static_cast<float>(x); }
+inline float __double2float_rz(double x) { return static_cast<float>(x); }
+inline float __int2float_rn(int x) { return static_cast<float>(x); }
+inline float __int2float_rz(int x) { return static_cast<float>(x); }
+inline float __uint2float_rn(unsigned x) { return static_cast<float>(x); }
+inline float __ll2float_rn(long long x) { return static_cast<float>(x); }
+inline double __int2double_rn(int x) { return static_cast<double>(x); }
+inline int __float_as_int(float x) { return __builtin_bit_cast(int, x); }
+inline unsigned __float_as_uint(float x) { return __builtin_bit_cast(unsigned, x); }
+inline float __int_as_float(int x) { return __builtin_bit_cast(float, x); }
+inline float __uint_as_float(unsigned x) { return __builtin_bit_cast(float, x); }
+inline long long __double_as_longlong(double x) { return __builtin_bit_cast(long long, x); }
+inline double __longlong_as_double(long long x) { return __builtin_bit_cast(double, x); }
+
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
+inline int __clzll(long long x) {
+  return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x));
+}
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned __brev(unsigned x) {
+  x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+  x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+  x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+  x = ((x >> 8) & 0x00ff00ffu) | ((x & 0x00ff00ffu) << 8);
+  return (x >> 16) | (x << 16);
+}
+inline int __mul24(int a, int b) { return (a << 8 >> 8) * (b << 8 >> 8); }
+inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xffffffu) * (b & 0xffffffu); }
+inline int __mulhi(int a, int b) {
+  return static_cast<int>((static_cast<long long>(a) * b) >> 32);
+}
+inline unsigned __umulhi(unsigned a, unsigned b) {
+  return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32);
+}
+inline long long __mul64hi(long long a, long long b) {
+  return static_cast<long long>((static_cast<__int128>(a) * b) >> 64);
+}
+inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+  return static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * b) >> 64);
+}
+inline unsigned __sad(int a, int b, unsigned c) {
+  return c + static_cast<unsigned>(a > b ? a - b : b - a);
+}
+inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return c + (a > b ? a - b : b - a); }
+inline int __hadd(int a, int b) { return static_cast<int>((static_cast<long long>(a) + b) >> 1); }
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  unsigned long long v = (static_cast<unsigned long long>(y) << 32) | x;
+  unsigned r = 0;
+  for (int i = 0; i < 4; ++i) r |= static_cast<unsigned>((v >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+  return r;
+}
+
+// CUDA's min/max overloads for every arithmetic pair the headers of CUDA provide.
+#define CUDALAB_SIM_MINMAX2(A, B, R)                                    \
+  inline R min(A a, B b) { return static_cast<R>(a) < static_cast<R>(b) ? static_cast<R>(a) : static_cast<R>(b); } \
+  inline R max(A a, B b) { return static_cast<R>(a) > static_cast<R>(b) ? static_cast<R>(a) : static_cast<R>(b); }
+CUDALAB_SIM_MINMAX2(int, int, int)
+CUDALAB_SIM_MINMAX2(unsigned int, unsigned int, unsigned int)
+CUDALAB_SIM_MINMAX2(int, unsigned int, unsigned int)
+CUDALAB_SIM_MINMAX2(unsigned int, int, unsigned int)
+CUDALAB_SIM_MINMAX2(long, long, long)
+CUDALAB_SIM_MINMAX2(unsigned long, unsigned long, unsigned long)
+CUDALAB_SIM_MINMAX2(long long, long long, long long)
+CUDALAB_SIM_MINMAX2(unsigned long long, unsigned long long, unsigned long long)
+CUDALAB_SIM_MINMAX2(long long, unsigned long long, unsigned long long)
+CUDALAB_SIM_MINMAX2(unsigned long long, long long, unsigned long long)
+#undef CUDALAB_SIM_MINMAX2
+inline float min(float a, float b) { return fminf(a, b); }
+inline float max(float a, float b) { return fmaxf(a, b); }
+inline double min(double a, double b) { return fmin(a, b); }
+inline double max(double a, double b) { return fmax(a, b); }
+inline double min(float a, double b) { return fmin(a, b); }
+inline double max(float a, double b) { return fmax(a, b); }
+inline double min(double a, float b) { return fmin(a, b); }
+inline double max(double a, float b) { return fmax(a, b); }
+
+// ---- cached loads/stores: plain memory accesses here ---------------------------------------------
+template <class T> inline T __ldg(const T* p) { return *p; }
+template <class T> inline T __ldca(const T* p) { return *p; }
+template <class T> inline T __ldcg(const T* p) { return *p; }
+template <class T> inline T __ldcs(const T* p) { return *p; }
+template <class T> inline T __ldlu(const T* p) { return *p; }
+template <class T> inline T __ldcv(const T* p) { return *p; }
+template <class T> inline void __stwb(T* p, T v) { *p = v; }
+template <class T> inline void __stcg(T* p, T v) { *p = v; }
+template <class T> inline void __stcs(T* p, T v) { *p = v; }
+template <class T> inline void __stwt(T* p, T v) { *p = v; }
+
+// ---- what the translator emits ---------------------------------------------------------------------
+namespace cudalab_sim {
+
+/// The address cudaFuncSetAttribute keys a kernel by.
+template <class R, class... A>
+inline const void* kernel_address(R (*kernel)(A...)) {
+  return reinterpret_cast<const void*>(kernel);
+}
+
+/// Base of the current block's dynamic shared memory (`extern __shared__ T name[];`).
+inline void* dynamic_shared() { return cudalab_sim_dynamic_shared; }
+
+struct config_t {
+  dim3 grid;
+  dim3 block;
+  size_t shmem;
+  cudaStream_t stream;
+};
+
+/// The `<<<grid, block, shmem, stream>>>` part of a launch, converted as CUDA converts it.
+inline config_t config(dim3 grid, dim3 block, size_t shmem = 0, cudaStream_t stream = 0) {
+  return config_t{grid, block, shmem, stream};
+}
+
+/// `kernel<<<cfg>>>(args...)`: arguments are evaluated once, on the host, and copied; every CUDA
+/// thread then calls `body` (which calls the kernel) with its own copy of each parameter.
+template <class Body, class... A>
+inline void launch(const char* name, const void* fn, Body body, const config_t& cfg, A&&... args) {
+  struct State {
+    Body body;
+    std::tuple<std::decay_t<A>...> args;
+  };
+  State state{body, std::tuple<std::decay_t<A>...>(std::forward<A>(args)...)};
+  const cudalab_sim_launch_desc desc{name, fn, cfg.grid, cfg.block, cfg.shmem, cfg.stream};
+  cudalab_sim_launch(
+      &desc, [](void* p) {
+        State& s = *static_cast<State*>(p);
+        std::apply(s.body, s.args);
+      },
+      &state);
+}
+
+}  // namespace cudalab_sim
+
+/// Records the size of a static `__shared__` variable for the launch records (block 0 only).
+#define CUDALAB_SIM_NOTE_SHARED(name)                                        \
+  do {                                                                       \
+    if (__builtin_expect(cudalab_sim_note_flag, 0))                          \
+      cudalab_sim_note_shared(__builtin_addressof(name), sizeof(name));      \
+  } while (0)

@@ -1,0 +1,695 @@
+// The simulator's executor: blocks on host threads, CUDA threads as fibers.
+//
+// - A launch's blocks are shared out to a pool of host threads (one per core, the caller included)
+//   through one atomic counter; a block runs to completion on the host thread that took it.
+// - Within a block, CUDA threads are started in order on a fiber. A thread that never waits runs
+//   as a plain call: when it returns, the SAME fiber starts the next thread, so a kernel without
+//   barriers makes no context switch at all (one fiber entry per block).
+// - A thread that waits (__syncthreads, a warp rendezvous) parks its fiber and switches directly
+//   to the next runnable one: a released fiber, else a fresh fiber that starts the next unstarted
+//   thread, else the block's scheduler. The thread that completes a barrier or a warp rendezvous
+//   does not switch: it queues the others and carries on.
+// - All of a block's fibers run on one host thread, one block at a time, so the device built-ins
+//   and static __shared__ variables can be host-thread-local (see cudalab_sim/device.hpp) and the
+//   block's bookkeeping needs no locks.
+// - Fibers use Boost.Context's fcontext (a few nanoseconds per switch, no system call); stacks are
+//   mmap'd once per host thread with a guard page and reused for every block and launch.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/context/detail/fcontext.hpp>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "internal.hpp"
+
+// Device built-ins: host-thread-local, rewritten on every switch between CUDA threads.
+CUDALAB_SIM_TLS uint3 threadIdx;
+CUDALAB_SIM_TLS uint3 blockIdx;
+CUDALAB_SIM_TLS dim3 blockDim;
+CUDALAB_SIM_TLS dim3 gridDim;
+CUDALAB_SIM_TLS void* cudalab_sim_dynamic_shared;
+CUDALAB_SIM_TLS int cudalab_sim_note_flag;
+
+namespace cudalab::sim {
+namespace {
+
+namespace ctx = boost::context::detail;
+
+constexpr std::size_t kStackSize = 256 * 1024;  // virtual; only touched pages cost memory
+constexpr std::size_t kWarp = 32;
+constexpr std::size_t kReadyRing = 2 * kMaxThreadsPerBlock;  // power of two, > threads per block
+
+struct Fiber {
+  ctx::fcontext_t context = nullptr;
+  char* stack_top = nullptr;
+};
+
+enum class Wait : unsigned char { unstarted, running, barrier, warp, activemask, done };
+
+struct Thread {
+  uint3 idx{};
+  unsigned linear = 0;
+  Wait wait = Wait::unstarted;
+  Fiber* fiber = nullptr;
+  int line = 0;
+  // Warp rendezvous: the request, and the result written by the lane that completes it.
+  int op = 0;
+  unsigned mask = 0;
+  int arg = 0;
+  int width = 32;
+  unsigned long long in = 0;
+  unsigned long long out = 0;
+};
+
+struct Job {
+  const cudalab_sim_launch_desc* desc = nullptr;
+  void (*thunk)(void*) = nullptr;
+  void* state = nullptr;
+  unsigned long long blocks = 0;
+  std::atomic<unsigned long long> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex mutex;
+  std::string message;
+  std::size_t static_shared = 0;
+};
+
+/// Everything one host thread needs to run blocks; created on first use, never freed.
+struct Worker {
+  Fiber scheduler;
+  Fiber* current = nullptr;
+  std::vector<Fiber*> fibers;  // all fibers this host thread ever made
+  std::vector<Fiber*> free_fibers;
+  std::vector<Thread> threads;
+  std::vector<Fiber*> ready;  // ring buffer
+  std::size_t ready_head = 0;
+  std::size_t ready_size = 0;
+  std::vector<Fiber*> barrier_waiters;
+  std::vector<char> dynamic_shared;
+  std::vector<std::pair<const void*, std::size_t>> shared_notes;
+
+  // The block being run.
+  Job* job = nullptr;
+  Thread* thread = nullptr;  // the CUDA thread running now
+  unsigned nthreads = 0;
+  unsigned next_thread = 0;
+  unsigned live = 0;  // not exited, unstarted included
+  unsigned arrived = 0;
+  unsigned arrived_true = 0;
+  int barrier_line = 0;
+  int divergent_line = 0;
+  unsigned last_arrivals = 0;
+  unsigned last_true = 0;
+  unsigned warp_waiting[kMaxThreadsPerBlock / kWarp] = {};
+  unsigned activemask_waiting = 0;  // threads parked in __activemask
+  bool fault = false;
+  bool in_kernel = false;
+};
+
+__attribute__((tls_model("initial-exec"))) thread_local Worker* tls_worker = nullptr;
+
+Worker& worker() {
+  if (tls_worker == nullptr) {
+    auto* w = new Worker;
+    w->threads.resize(kMaxThreadsPerBlock);
+    w->ready.resize(kReadyRing);
+    w->barrier_waiters.reserve(kMaxThreadsPerBlock);
+    tls_worker = w;
+  }
+  return *tls_worker;
+}
+
+void fiber_entry(ctx::transfer_t from);
+
+Fiber* new_fiber(Worker& w) {
+  Fiber* f;
+  if (!w.free_fibers.empty()) {
+    f = w.free_fibers.back();
+    w.free_fibers.pop_back();
+  } else {
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    void* mem = mmap(nullptr, kStackSize + page, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (mem == MAP_FAILED) {
+      std::fprintf(stderr, "cudalab-sim: out of memory for fiber stacks\n");
+      std::abort();
+    }
+    mprotect(mem, page, PROT_NONE);  // guard page: a stack overflow faults instead of corrupting
+    f = new Fiber;
+    // Stagger the stack tops: equally aligned tops would all map to the same cache sets, and a
+    // barrier touches every thread's top of stack in turn.
+    const std::size_t color = (w.fibers.size() * 3 % 61) * 64;
+    f->stack_top = static_cast<char*>(mem) + page + kStackSize - color;
+    w.fibers.push_back(f);
+  }
+  f->context = ctx::make_fcontext(f->stack_top, kStackSize - 4096, fiber_entry);
+  return f;
+}
+
+void push_ready(Worker& w, Fiber* f) {
+  w.ready[(w.ready_head + w.ready_size) & (kReadyRing - 1)] = f;
+  ++w.ready_size;
+}
+
+/// __activemask() waits until nothing else in the block can run, then answers, per warp, the
+/// lanes that are waiting in __activemask() too: lanes that exited or wait elsewhere (a barrier,
+/// another warp operation) have diverged. This is what converged lanes see on a GPU, without
+/// counting lanes that have not started yet or will exit before getting there.
+void resolve_activemask(Worker& w) {
+  for (unsigned base = 0; base < w.nthreads; base += 32) {
+    unsigned m = 0;
+    for (unsigned l = 0; l < 32 && base + l < w.nthreads; ++l) {
+      if (w.threads[base + l].wait == Wait::activemask) m |= 1u << l;
+    }
+    for (unsigned q = m; q != 0; q &= q - 1) {
+      Thread& t = w.threads[base + static_cast<unsigned>(__builtin_ctz(q))];
+      t.out = m;
+      push_ready(w, t.fiber);
+    }
+  }
+  w.activemask_waiting = 0;
+}
+
+/// What runs next when the current fiber parks or finishes.
+Fiber* pick_next(Worker& w) {
+  if (w.fault) return &w.scheduler;
+  if (w.ready_size > 0) {
+    Fiber* f = w.ready[w.ready_head];
+    w.ready_head = (w.ready_head + 1) & (kReadyRing - 1);
+    --w.ready_size;
+    return f;
+  }
+  if (w.next_thread < w.nthreads) return new_fiber(w);
+  if (w.activemask_waiting > 0) {
+    resolve_activemask(w);
+    return pick_next(w);
+  }
+  return &w.scheduler;
+}
+
+inline void switch_to(Worker& w, Fiber* self, Fiber* next) {
+  w.current = next;
+  ctx::transfer_t t = ctx::jump_fcontext(next->context, self);
+  static_cast<Fiber*>(t.data)->context = t.fctx;
+}
+
+inline void enter(Worker& w, Thread& t) {
+  w.thread = &t;
+  threadIdx = t.idx;
+}
+
+void park(Worker& w, Thread& t) {
+  Fiber* self = t.fiber;
+  switch_to(w, self, pick_next(w));
+  w.current = self;
+  enter(w, t);
+}
+
+void fail(Worker& w, const std::string& what) {
+  w.fault = true;
+  Job& job = *w.job;
+  std::lock_guard lock(job.mutex);
+  if (!job.failed.exchange(true)) {
+    job.message = what;
+  }
+}
+
+std::string where(const Worker& w) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "kernel '%s', block (%u,%u,%u)", w.job->desc->name, blockIdx.x,
+                blockIdx.y, blockIdx.z);
+  return buf;
+}
+
+std::string thread_name(const Thread& t) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "(%u,%u,%u)", t.idx.x, t.idx.y, t.idx.z);
+  return buf;
+}
+
+void release_barrier(Worker& w) {
+  if (w.divergent_line != 0) {
+    fail(w, where(w) + ": __syncthreads in divergent code: threads wait at line " +
+                std::to_string(w.barrier_line) + " and at line " +
+                std::to_string(w.divergent_line) +
+                "; every thread of the block must reach the same barrier");
+    return;
+  }
+  w.last_arrivals = w.arrived;
+  w.last_true = w.arrived_true;
+  w.arrived = 0;
+  w.arrived_true = 0;
+  for (Fiber* f : w.barrier_waiters) push_ready(w, f);
+  w.barrier_waiters.clear();
+}
+
+void thread_exit(Worker& w, Thread& t) {
+  t.wait = Wait::done;
+  --w.live;
+  if (w.arrived > 0 && w.arrived == w.live) release_barrier(w);
+}
+
+/// Runs threads on fiber `self` until none is left unstarted or one of them parks for good.
+void run_threads(Worker& w, Fiber* self) {
+  Job& job = *w.job;
+  while (w.next_thread < w.nthreads && !w.fault) {
+    Thread& t = w.threads[w.next_thread++];
+    t.fiber = self;
+    t.wait = Wait::running;
+    enter(w, t);
+    job.thunk(job.state);
+    thread_exit(w, t);
+  }
+}
+
+void fiber_entry(ctx::transfer_t from) {
+  static_cast<Fiber*>(from.data)->context = from.fctx;
+  Worker& w = *tls_worker;
+  Fiber* self = w.current;
+  run_threads(w, self);
+  w.free_fibers.push_back(self);
+  switch_to(w, self, pick_next(w));  // never resumed
+  __builtin_unreachable();
+}
+
+void describe_deadlock(Worker& w) {
+  // Group the stuck threads by what they wait for.
+  struct Group {
+    Wait wait;
+    int line;
+    unsigned mask;
+    unsigned count;
+    const Thread* first;
+  };
+  std::vector<Group> groups;
+  std::string exited;
+  for (unsigned i = 0; i < w.nthreads; ++i) {
+    const Thread& t = w.threads[i];
+    if (t.wait != Wait::barrier && t.wait != Wait::warp) continue;
+    bool found = false;
+    for (Group& g : groups) {
+      if (g.wait == t.wait && g.line == t.line && (t.wait == Wait::barrier || g.mask == t.mask)) {
+        ++g.count;
+        found = true;
+        break;
+      }
+    }
+    if (!found) groups.push_back({t.wait, t.line, t.mask, 1, &t});
+    if (t.wait == Wait::warp && exited.empty()) {
+      const unsigned base = t.linear & ~31u;
+      for (unsigned l = 0; l < 32 && base + l < w.nthreads; ++l) {
+        if ((t.mask >> l & 1u) && w.threads[base + l].wait == Wait::done) {
+          exited = "; thread " + thread_name(w.threads[base + l]) +
+                   " is in the mask but has exited";
+          break;
+        }
+      }
+    }
+  }
+  std::string msg = where(w) + ": deadlock:";
+  for (std::size_t i = 0; i < groups.size() && i < 4; ++i) {
+    const Group& g = groups[i];
+    char buf[200];
+    if (g.wait == Wait::barrier) {
+      std::snprintf(buf, sizeof buf, "%s %u thread(s) from %s wait at __syncthreads (line %d)",
+                    i ? ";" : "", g.count, thread_name(*g.first).c_str(), g.line);
+    } else {
+      std::snprintf(buf, sizeof buf,
+                    "%s %u thread(s) from %s wait at a warp operation (line %d, mask 0x%08x)",
+                    i ? ";" : "", g.count, thread_name(*g.first).c_str(), g.line, g.mask);
+    }
+    msg += buf;
+  }
+  fail(w, msg + exited);
+}
+
+void run_block(Worker& w, Job& job, unsigned long long b) {
+  const cudalab_sim_launch_desc& d = *job.desc;
+  blockIdx.x = static_cast<unsigned>(b % d.grid.x);
+  blockIdx.y = static_cast<unsigned>((b / d.grid.x) % d.grid.y);
+  blockIdx.z = static_cast<unsigned>(b / (static_cast<unsigned long long>(d.grid.x) * d.grid.y));
+  cudalab_sim_note_flag = b == 0;
+  w.nthreads = d.block.x * d.block.y * d.block.z;
+  w.next_thread = 0;
+  w.live = w.nthreads;
+  w.arrived = 0;
+  w.arrived_true = 0;
+  w.divergent_line = 0;
+  w.fault = false;
+  unsigned i = 0;
+  for (unsigned z = 0; z < d.block.z; ++z)
+    for (unsigned y = 0; y < d.block.y; ++y)
+      for (unsigned x = 0; x < d.block.x; ++x, ++i) {
+        Thread& t = w.threads[i];
+        t.idx = uint3{x, y, z};
+        t.linear = i;
+        t.wait = Wait::unstarted;
+      }
+
+  switch_to(w, &w.scheduler, pick_next(w));
+  // Back here when every thread has exited, or when nothing can run (deadlock, fault).
+  w.current = &w.scheduler;
+  if (w.live != 0 && !w.fault) describe_deadlock(w);
+  if (w.fault) {
+    // Parked fibers are abandoned (their stacks are reused; destructors do not run).
+    w.free_fibers = w.fibers;
+    w.ready_size = 0;
+    w.barrier_waiters.clear();
+    for (unsigned& m : w.warp_waiting) m = 0;
+    w.activemask_waiting = 0;
+  }
+  if (b == 0) {
+    std::size_t total = 0;
+    for (auto& n : w.shared_notes) total += n.second;
+    job.static_shared = total;
+    w.shared_notes.clear();
+  }
+  w.thread = nullptr;
+}
+
+void run_blocks(Job& job) {
+  Worker& w = worker();
+  w.job = &job;
+  w.in_kernel = true;
+  blockDim = job.desc->block;
+  gridDim = job.desc->grid;
+  if (w.dynamic_shared.size() < job.desc->shmem) w.dynamic_shared.resize(job.desc->shmem);
+  cudalab_sim_dynamic_shared = w.dynamic_shared.data();
+  while (!job.failed.load(std::memory_order_relaxed)) {
+    const unsigned long long b = job.next.fetch_add(1, std::memory_order_relaxed);
+    if (b >= job.blocks) break;
+    run_block(w, job, b);
+  }
+  w.in_kernel = false;
+  w.job = nullptr;
+  cudalab_sim_note_flag = 0;
+}
+
+/// Host threads beside the caller; woken per launch through an atomic generation counter.
+class Pool {
+ public:
+  explicit Pool(unsigned helpers) {
+    for (unsigned i = 0; i < helpers; ++i) {
+      std::thread([this] { loop(); }).detach();
+    }
+    helpers_ = helpers;
+  }
+  [[nodiscard]] unsigned helpers() const { return helpers_; }
+
+  void run(Job& job, unsigned helpers) {
+    helpers = helpers < helpers_ ? helpers : helpers_;
+    job_ = &job;
+    active_.store(static_cast<int>(helpers), std::memory_order_relaxed);
+    wanted_.store(helpers, std::memory_order_release);
+    generation_.fetch_add(1, std::memory_order_release);
+    generation_.notify_all();
+    run_blocks(job);
+    // Seats no helper has taken yet are withdrawn: on a busy machine a helper may wake late, and
+    // waiting for it to find no work left would only add latency.
+    const unsigned unclaimed = wanted_.exchange(0, std::memory_order_acq_rel);
+    int a = active_.fetch_sub(static_cast<int>(unclaimed), std::memory_order_acq_rel) -
+            static_cast<int>(unclaimed);
+    while (a != 0) {
+      active_.wait(a, std::memory_order_acquire);
+      a = active_.load(std::memory_order_acquire);
+    }
+  }
+
+ private:
+  void loop() {
+    unsigned long long seen = 0;
+    for (;;) {
+      generation_.wait(seen, std::memory_order_acquire);
+      seen = generation_.load(std::memory_order_acquire);
+      // Take a seat if the launch wants one more helper.
+      unsigned want = wanted_.load(std::memory_order_relaxed);
+      bool seat = false;
+      while (want > 0) {
+        if (wanted_.compare_exchange_weak(want, want - 1, std::memory_order_acq_rel)) {
+          seat = true;
+          break;
+        }
+      }
+      if (!seat) continue;
+      run_blocks(*job_);
+      if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) active_.notify_all();
+    }
+  }
+
+  unsigned helpers_ = 0;
+  Job* job_ = nullptr;
+  std::atomic<unsigned long long> generation_{0};
+  std::atomic<unsigned> wanted_{0};
+  std::atomic<int> active_{0};
+};
+
+Pool& pool() {
+  static Pool* p = new Pool(host_workers() - 1);  // never destroyed: helpers may still wait
+  return *p;
+}
+
+std::mutex launch_mutex;
+
+}  // namespace
+
+unsigned host_workers() {
+  static const unsigned n = [] {
+    if (const char* env = std::getenv("CUDALAB_SIM_THREADS")) {
+      const int v = std::atoi(env);
+      if (v >= 1) return static_cast<unsigned>(v);
+    }
+    const unsigned hw = std::thread::hardware_concurrency();
+    return hw == 0 ? 1u : hw;
+  }();
+  return n;
+}
+
+}  // namespace cudalab::sim
+
+using namespace cudalab::sim;
+
+extern "C" {
+
+void cudalab_sim_launch(const cudalab_sim_launch_desc* desc, void (*thunk)(void*), void* state) {
+  const dim3 g = desc->grid;
+  const dim3 b = desc->block;
+  if (tls_worker != nullptr && tls_worker->in_kernel) {
+    std::fprintf(stderr, "cudalab-sim: kernel '%s' launched from device code: dynamic parallelism "
+                 "is not simulated\n", desc->name);
+    set_error(cudaErrorNotSupported);
+    return;
+  }
+  if (cudaError_t e = sticky_error()) {
+    set_error(e);
+    return;
+  }
+  const unsigned long long threads = 1ull * b.x * b.y * b.z;
+  if (g.x == 0 || g.y == 0 || g.z == 0 || b.x == 0 || b.y == 0 || b.z == 0 ||
+      b.x > kMaxThreadsPerBlock || b.y > kMaxThreadsPerBlock || b.z > kMaxBlockDimZ ||
+      threads > kMaxThreadsPerBlock || g.x > kMaxGridDimX || g.y > kMaxGridDimYZ ||
+      g.z > kMaxGridDimYZ) {
+    set_error(cudaErrorInvalidConfiguration);
+    return;
+  }
+  if (desc->shmem > kSharedPerBlockOptin ||
+      (desc->fn != nullptr && desc->shmem > max_dynamic_shared(desc->fn))) {
+    set_error(cudaErrorInvalidValue);
+    return;
+  }
+  if (!valid_stream(desc->stream)) {
+    set_error(cudaErrorInvalidResourceHandle);
+    return;
+  }
+
+  std::lock_guard lock(launch_mutex);
+  Job job;
+  job.desc = desc;
+  job.thunk = thunk;
+  job.state = state;
+  job.blocks = 1ull * g.x * g.y * g.z;
+  // Parallel only when there is enough work to repay waking the helpers.
+  const unsigned long long total_threads = job.blocks * threads;
+  unsigned helpers = pool().helpers();
+  if (job.blocks < 2 || total_threads < 2048) helpers = 0;
+  if (helpers == 0) {
+    run_blocks(job);
+  } else {
+    pool().run(job, helpers);
+  }
+  record_launch(*desc, job.static_shared);
+  if (job.failed.load()) {
+    std::fprintf(stderr, "cudalab-sim: %s\n", job.message.c_str());
+    std::fflush(stderr);
+    set_sticky(cudaErrorLaunchFailure);
+  }
+}
+
+int cudalab_sim_syncthreads(int line, int op, int pred) {
+  Worker* wp = tls_worker;
+  if (wp == nullptr || wp->thread == nullptr) return pred;  // host code: nothing to wait for
+  Worker& w = *wp;
+  Thread& t = *w.thread;
+  if (w.arrived == 0) {
+    w.barrier_line = line;
+  } else if (line != w.barrier_line && w.divergent_line == 0) {
+    w.divergent_line = line;
+  }
+  ++w.arrived;
+  w.arrived_true += pred != 0;
+  if (w.arrived == w.live) {
+    release_barrier(w);
+    if (w.fault) park(w, t);  // never resumed
+  } else {
+    t.wait = Wait::barrier;
+    t.line = line;
+    w.barrier_waiters.push_back(t.fiber);
+    park(w, t);
+    t.wait = Wait::running;
+  }
+  switch (op) {
+    case 1: return w.last_true == w.last_arrivals;
+    case 2: return w.last_true != 0;
+    default: return static_cast<int>(w.last_true);
+  }
+}
+
+unsigned cudalab_sim_activemask(void) {
+  Worker* wp = tls_worker;
+  if (wp == nullptr || wp->thread == nullptr) return 1;
+  Worker& w = *wp;
+  Thread& t = *w.thread;
+  t.wait = Wait::activemask;
+  ++w.activemask_waiting;
+  park(w, t);
+  t.wait = Wait::running;
+  return static_cast<unsigned>(t.out);
+}
+
+unsigned long long cudalab_sim_warp_op(int line, int op, unsigned mask, unsigned long long value,
+                                       int arg, int width) {
+  Worker* wp = tls_worker;
+  if (wp == nullptr || wp->thread == nullptr) return value;
+  Worker& w = *wp;
+  Thread& t = *w.thread;
+  const unsigned lane = t.linear & 31u;
+  const unsigned warp = t.linear >> 5;
+  const unsigned base = t.linear & ~31u;
+  // Lanes beyond the end of a partial last warp do not exist: leave them out of the mask.
+  const unsigned lanes = w.nthreads - base >= 32 ? 0xffffffffu : (1u << (w.nthreads - base)) - 1;
+  mask = (mask & lanes) | (1u << lane);
+  if (width <= 0 || width > 32 || (width & (width - 1)) != 0) width = 32;
+  t.op = op;
+  t.mask = mask;
+  t.in = value;
+  t.arg = arg;
+  t.width = width;
+  t.line = line;
+  unsigned& waiting = w.warp_waiting[warp];
+  waiting |= 1u << lane;
+  bool complete = (waiting & mask) == mask;
+  for (unsigned m = mask; complete && m != 0; m &= m - 1) {
+    complete = w.threads[base + __builtin_ctz(m)].mask == mask;
+  }
+  if (!complete) {
+    t.wait = Wait::warp;
+    park(w, t);
+    t.wait = Wait::running;
+    return t.out;
+  }
+  // This lane completes the rendezvous: compute every participant's result.
+  waiting &= ~mask;
+  unsigned ballot = 0;
+  unsigned long long sum = 0, mins = 0, maxs = 0, minu = ~0ull, maxu = 0, band = ~0ull, bor = 0,
+                     bxor = 0;
+  bool first = true;
+  for (unsigned m = mask; m != 0; m &= m - 1) {
+    const Thread& p = w.threads[base + __builtin_ctz(m)];
+    const unsigned l = static_cast<unsigned>(__builtin_ctz(m));
+    if (p.in != 0) ballot |= 1u << l;
+    const unsigned u = static_cast<unsigned>(p.in);
+    const int s = static_cast<int>(u);
+    sum += u;
+    if (first || s < static_cast<int>(mins)) mins = static_cast<unsigned>(s);
+    if (first || s > static_cast<int>(maxs)) maxs = static_cast<unsigned>(s);
+    first = false;
+    minu = u < minu ? u : minu;
+    maxu = u > maxu ? u : maxu;
+    band &= u;
+    bor |= u;
+    bxor ^= u;
+  }
+  for (unsigned m = mask; m != 0; m &= m - 1) {
+    const unsigned l = static_cast<unsigned>(__builtin_ctz(m));
+    Thread& p = w.threads[base + l];
+    const unsigned wd = static_cast<unsigned>(p.width);
+    const unsigned seg = l & ~(wd - 1);
+    unsigned src = l;
+    switch (p.op) {
+      case CUDALAB_SIM_SHFL_IDX: src = seg + (static_cast<unsigned>(p.arg) & (wd - 1)); break;
+      case CUDALAB_SIM_SHFL_UP:
+        src = (l - seg) >= static_cast<unsigned>(p.arg) ? l - static_cast<unsigned>(p.arg) : l;
+        break;
+      case CUDALAB_SIM_SHFL_DOWN:
+        src = (l - seg) + static_cast<unsigned>(p.arg) < wd ? l + static_cast<unsigned>(p.arg) : l;
+        break;
+      case CUDALAB_SIM_SHFL_XOR: {
+        const unsigned j = l ^ (static_cast<unsigned>(p.arg) & 31u);
+        src = (j & ~(wd - 1)) == seg ? j : l;
+        break;
+      }
+      default: break;
+    }
+    unsigned long long r = 0;
+    switch (p.op) {
+      case CUDALAB_SIM_SYNCWARP: r = 0; break;
+      case CUDALAB_SIM_SHFL_IDX:
+      case CUDALAB_SIM_SHFL_UP:
+      case CUDALAB_SIM_SHFL_DOWN:
+      case CUDALAB_SIM_SHFL_XOR:
+        // A source lane outside the mask gives an undefined value in CUDA; here, its own.
+        r = (mask >> src & 1u) ? w.threads[base + src].in : p.in;
+        break;
+      case CUDALAB_SIM_BALLOT: r = ballot; break;
+      case CUDALAB_SIM_ANY: r = ballot != 0; break;
+      case CUDALAB_SIM_ALL: r = ballot == mask; break;
+      case CUDALAB_SIM_MATCH_ANY:
+      case CUDALAB_SIM_MATCH_ALL: {
+        unsigned same = 0;
+        for (unsigned q = mask; q != 0; q &= q - 1) {
+          const unsigned ql = static_cast<unsigned>(__builtin_ctz(q));
+          if (w.threads[base + ql].in == p.in) same |= 1u << ql;
+        }
+        r = p.op == CUDALAB_SIM_MATCH_ANY ? same : (same == mask ? mask : 0);
+        break;
+      }
+      case CUDALAB_SIM_REDUCE_ADD: r = sum & 0xffffffffu; break;
+      case CUDALAB_SIM_REDUCE_MIN_S: r = mins; break;
+      case CUDALAB_SIM_REDUCE_MAX_S: r = maxs; break;
+      case CUDALAB_SIM_REDUCE_MIN_U: r = minu; break;
+      case CUDALAB_SIM_REDUCE_MAX_U: r = maxu; break;
+      case CUDALAB_SIM_REDUCE_AND: r = band; break;
+      case CUDALAB_SIM_REDUCE_OR: r = bor; break;
+      case CUDALAB_SIM_REDUCE_XOR: r = bxor; break;
+      default: r = p.in; break;
+    }
+    p.out = r;
+    if (l != lane) push_ready(w, p.fiber);
+  }
+  return t.out;
+}
+
+void cudalab_sim_note_shared(const void* addr, size_t bytes) {
+  Worker* wp = tls_worker;
+  if (wp == nullptr) return;
+  for (auto& n : wp->shared_notes) {
+    if (n.first == addr) return;
+  }
+  wp->shared_notes.emplace_back(addr, bytes);
+}
+
+}  // extern "C"

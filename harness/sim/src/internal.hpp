@@ -1,0 +1,35 @@
+// Pieces of the simulator runtime shared by the API (runtime.cpp) and the executor (exec.cpp).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "cudalab_sim/device.hpp"
+
+namespace cudalab::sim {
+
+/// The simulated device's limits (documented in docs/performance-sim.md and cudaGetDeviceProperties).
+inline constexpr unsigned kMaxThreadsPerBlock = 1024;
+inline constexpr unsigned kMaxBlockDimZ = 64;
+inline constexpr unsigned kMaxGridDimX = 2147483647u;
+inline constexpr unsigned kMaxGridDimYZ = 65535;
+inline constexpr std::size_t kSharedPerBlock = 48 * 1024;        // without opt-in
+inline constexpr std::size_t kSharedPerBlockOptin = 232448;      // 227 KiB, as sm_90
+inline constexpr std::size_t kSharedPerMultiprocessor = 233472;  // 228 KiB, as sm_90
+
+/// Records `e` as the calling host thread's last error (unless success) and returns it.
+cudaError_t set_error(cudaError_t e);
+/// A fault inside a kernel (deadlock, divergent barrier, ...): sticky until cudaDeviceReset.
+void set_sticky(cudaError_t e);
+/// The sticky error, or cudaSuccess.
+cudaError_t sticky_error();
+/// Host threads that run blocks (the simulated SM count).
+unsigned host_workers();
+/// Whether `stream` names a live stream (0 and the special handles included).
+bool valid_stream(cudaStream_t stream);
+/// Max dynamic shared memory a kernel may use (cudaFuncSetAttribute), kSharedPerBlock if unset.
+std::size_t max_dynamic_shared(const void* fn);
+/// Appends a launch record if recording.
+void record_launch(const cudalab_sim_launch_desc& desc, std::size_t static_shared);
+
+}  // namespace cudalab::sim

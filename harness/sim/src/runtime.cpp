@@ -1,0 +1,661 @@
+// The simulator's CUDA runtime API: device memory is host memory, tracked so that every pointer
+// and size is checked as CUDA checks it; streams and events exist but work is synchronous
+// (a launch or copy has completed when the call returns, which CUDA's semantics allow).
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+
+#include "internal.hpp"
+#include "runner/records.hpp"
+
+struct CUstream_st {
+  unsigned flags = 0;
+};
+struct CUevent_st {
+  unsigned flags = 0;
+  bool recorded = false;
+  std::chrono::steady_clock::time_point when;
+};
+
+namespace cudalab::runner {
+RunRecords& run_records() {
+  static RunRecords records;
+  return records;
+}
+}  // namespace cudalab::runner
+
+namespace cudalab::sim {
+namespace {
+
+enum class Space { device, managed, pinned, symbol };
+
+struct Allocation {
+  std::size_t bytes;
+  Space space;
+};
+
+struct State {
+  std::mutex mutex;
+  std::map<std::uintptr_t, Allocation> allocations;  // by base address
+  std::size_t device_bytes = 0;
+  std::set<CUstream_st*> streams;
+  std::set<CUevent_st*> events;
+  std::unordered_map<const void*, std::size_t> max_dynamic_shared;
+};
+
+State& state() {
+  static State* s = new State;  // never destroyed: kernels may run during static destruction
+  return *s;
+}
+
+thread_local cudaError_t last_error = cudaSuccess;
+std::atomic<cudaError_t> sticky{cudaSuccess};
+
+std::size_t total_memory() {
+  static const std::size_t total = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page = sysconf(_SC_PAGE_SIZE);
+    std::size_t half = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) *
+                                                   static_cast<std::size_t>(page) / 2
+                                             : (std::size_t{4} << 30);
+    return std::min<std::size_t>(half, std::size_t{16} << 30);
+  }();
+  return total;
+}
+
+/// The allocation holding [p, p + bytes), or nullptr. Caller holds the mutex.
+const Allocation* find(State& s, const void* p, std::size_t bytes, std::uintptr_t* base = nullptr) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  auto it = s.allocations.upper_bound(a);
+  if (it == s.allocations.begin()) return nullptr;
+  --it;
+  if (a - it->first >= std::max<std::size_t>(it->second.bytes, 1)) return nullptr;
+  if (bytes > it->second.bytes - (a - it->first)) return nullptr;
+  if (base != nullptr) *base = it->first;
+  return &it->second;
+}
+
+bool device_side(Space s) { return s != Space::pinned; }
+
+const char* kind_name(cudaMemcpyKind k) {
+  switch (k) {
+    case cudaMemcpyHostToHost: return "HostToHost";
+    case cudaMemcpyHostToDevice: return "HostToDevice";
+    case cudaMemcpyDeviceToHost: return "DeviceToHost";
+    case cudaMemcpyDeviceToDevice: return "DeviceToDevice";
+    default: return "Default";
+  }
+}
+
+cudaError_t allocate(void** ptr, std::size_t size, Space space) {
+  if (cudaError_t e = sticky_error()) return set_error(e);
+  if (ptr == nullptr) return set_error(cudaErrorInvalidValue);
+  if (size == 0) {
+    *ptr = nullptr;
+    return cudaSuccess;
+  }
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  if (space != Space::pinned && size > total_memory() - s.device_bytes) {
+    return set_error(cudaErrorMemoryAllocation);
+  }
+  const std::size_t rounded = (size + 255) / 256 * 256;
+  void* p = std::aligned_alloc(256, rounded);
+  if (p == nullptr) return set_error(cudaErrorMemoryAllocation);
+  // Fresh device memory reads as NaN / -1, so a kernel that reads what nobody wrote shows it.
+  if (space != Space::pinned) std::memset(p, 0xff, rounded);
+  s.allocations[reinterpret_cast<std::uintptr_t>(p)] = Allocation{size, space};
+  if (space != Space::pinned) s.device_bytes += size;
+  *ptr = p;
+  auto& rec = runner::run_records();
+  if (rec.recording) {
+    rec.allocations.push_back(
+        runner::AllocationRecord{reinterpret_cast<std::uintptr_t>(p), size,
+                                 space == Space::pinned, false});
+  }
+  return cudaSuccess;
+}
+
+cudaError_t release(void* ptr, bool pinned) {
+  if (cudaError_t e = sticky_error()) return set_error(e);
+  if (ptr == nullptr) return cudaSuccess;
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  auto it = s.allocations.find(reinterpret_cast<std::uintptr_t>(ptr));
+  if (it == s.allocations.end() || it->second.space == Space::symbol ||
+      (it->second.space == Space::pinned) != pinned) {
+    return set_error(cudaErrorInvalidValue);
+  }
+  if (it->second.space != Space::pinned) s.device_bytes -= it->second.bytes;
+  s.allocations.erase(it);
+  std::free(ptr);
+  auto& rec = runner::run_records();
+  if (!rec.recording) return cudaSuccess;
+  for (auto r = rec.allocations.rbegin(); r != rec.allocations.rend(); ++r) {
+    if (r->address == reinterpret_cast<std::uintptr_t>(ptr) && !r->freed && r->host == pinned) {
+      r->freed = true;
+      break;
+    }
+  }
+  return cudaSuccess;
+}
+
+/// Checks a copy's pointers against the allocations and performs it.
+cudaError_t copy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
+                 cudaStream_t stream) {
+  if (cudaError_t e = sticky_error()) return set_error(e);
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) {
+    return set_error(cudaErrorInvalidMemcpyDirection);
+  }
+  if (!valid_stream(stream)) return set_error(cudaErrorInvalidResourceHandle);
+  if (count == 0) return cudaSuccess;
+  if (dst == nullptr || src == nullptr) return set_error(cudaErrorInvalidValue);
+  {
+    State& s = state();
+    std::lock_guard lock(s.mutex);
+    const Allocation* d = find(s, dst, 0);
+    const Allocation* r = find(s, src, 0);
+    const bool dst_dev = d != nullptr && device_side(d->space);
+    const bool src_dev = r != nullptr && device_side(r->space);
+    bool want_dst_dev = dst_dev;
+    bool want_src_dev = src_dev;
+    if (kind != cudaMemcpyDefault) {
+      want_dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+      want_src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+    }
+    // A device side must be a device allocation with `count` bytes left; a host side must not be
+    // device memory (the kind is wrong, or the pointers are swapped).
+    if (want_dst_dev != dst_dev && !(d != nullptr && d->space == Space::managed)) {
+      return set_error(cudaErrorInvalidValue);
+    }
+    if (want_src_dev != src_dev && !(r != nullptr && r->space == Space::managed)) {
+      return set_error(cudaErrorInvalidValue);
+    }
+    if (d != nullptr && find(s, dst, count) == nullptr) return set_error(cudaErrorInvalidValue);
+    if (r != nullptr && find(s, src, count) == nullptr) return set_error(cudaErrorInvalidValue);
+  }
+  std::memmove(dst, src, count);
+  auto& rec = runner::run_records();
+  if (rec.recording) {
+    rec.copies.push_back(runner::CopyRecord{kind_name(kind), count,
+                                            reinterpret_cast<std::uintptr_t>(dst),
+                                            reinterpret_cast<std::uintptr_t>(src)});
+  }
+  return cudaSuccess;
+}
+
+cudaError_t fill(void* ptr, int value, std::size_t count, cudaStream_t stream) {
+  if (cudaError_t e = sticky_error()) return set_error(e);
+  if (!valid_stream(stream)) return set_error(cudaErrorInvalidResourceHandle);
+  if (count == 0) return cudaSuccess;
+  {
+    State& s = state();
+    std::lock_guard lock(s.mutex);
+    const Allocation* a = find(s, ptr, count);
+    if (a == nullptr || !device_side(a->space)) return set_error(cudaErrorInvalidValue);
+  }
+  std::memset(ptr, value, count);
+  return cudaSuccess;
+}
+
+}  // namespace
+
+cudaError_t set_error(cudaError_t e) {
+  if (e != cudaSuccess) last_error = e;
+  return e;
+}
+
+void set_sticky(cudaError_t e) {
+  cudaError_t expected = cudaSuccess;
+  sticky.compare_exchange_strong(expected, e);
+  last_error = e;
+}
+
+cudaError_t sticky_error() { return sticky.load(std::memory_order_relaxed); }
+
+bool valid_stream(cudaStream_t stream) {
+  if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return true;
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  return s.streams.count(stream) != 0;
+}
+
+std::size_t max_dynamic_shared(const void* fn) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  auto it = s.max_dynamic_shared.find(fn);
+  return it == s.max_dynamic_shared.end() ? kSharedPerBlock : it->second;
+}
+
+void record_launch(const cudalab_sim_launch_desc& d, std::size_t static_shared) {
+  auto& rec = runner::run_records();
+  if (!rec.recording) return;
+  runner::LaunchRecord r;
+  r.kernel = d.name;
+  r.grid[0] = d.grid.x;
+  r.grid[1] = d.grid.y;
+  r.grid[2] = d.grid.z;
+  r.block[0] = d.block.x;
+  r.block[1] = d.block.y;
+  r.block[2] = d.block.z;
+  r.dynamic_shared_bytes = d.shmem;
+  r.static_shared_bytes = static_shared;
+  rec.launches.push_back(std::move(r));
+}
+
+}  // namespace cudalab::sim
+
+using namespace cudalab::sim;
+
+extern "C" {
+
+cudaError_t cudaMalloc(void** devPtr, size_t size) { return allocate(devPtr, size, Space::device); }
+cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int) {
+  return allocate(devPtr, size, Space::managed);
+}
+cudaError_t cudaFree(void* devPtr) { return release(devPtr, false); }
+cudaError_t cudaMallocHost(void** ptr, size_t size) { return allocate(ptr, size, Space::pinned); }
+cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int) {
+  return allocate(pHost, size, Space::pinned);
+}
+cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags) {
+  if (pDevice == nullptr || flags != 0) return set_error(cudaErrorInvalidValue);
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  const Allocation* a = find(s, pHost, 0);
+  if (a == nullptr || a->space != Space::pinned) return set_error(cudaErrorInvalidValue);
+  *pDevice = pHost;
+  return cudaSuccess;
+}
+cudaError_t cudaFreeHost(void* ptr) { return release(ptr, true); }
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+  return copy(dst, src, count, kind, nullptr);
+}
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
+                            cudaStream_t stream) {
+  return copy(dst, src, count, kind, stream);
+}
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                         size_t height, enum cudaMemcpyKind kind) {
+  if (width > dpitch || width > spitch) return set_error(cudaErrorInvalidPitchValue);
+  for (size_t row = 0; row < height; ++row) {
+    if (cudaError_t e = copy(static_cast<char*>(dst) + row * dpitch,
+                             static_cast<const char*>(src) + row * spitch, width, kind, nullptr)) {
+      return e;
+    }
+  }
+  return cudaSuccess;
+}
+cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
+  return fill(devPtr, value, count, nullptr);
+}
+cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
+  return fill(devPtr, value, count, stream);
+}
+cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
+  if (free == nullptr || total == nullptr) return set_error(cudaErrorInvalidValue);
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  *total = total_memory();
+  *free = total_memory() - s.device_bytes;
+  return cudaSuccess;
+}
+
+cudaError_t cudalab_sim_memcpy_symbol(void* symbol, size_t symbol_size, void* buffer, size_t count,
+                                      size_t offset, enum cudaMemcpyKind kind, int to_symbol) {
+  if (cudaError_t e = sticky_error()) return set_error(e);
+  if (offset > symbol_size || count > symbol_size - offset) return set_error(cudaErrorInvalidValue);
+  if (count == 0) return cudaSuccess;
+  if (buffer == nullptr) return set_error(cudaErrorInvalidValue);
+  const bool buffer_on_device = kind == cudaMemcpyDeviceToDevice;
+  if (to_symbol ? !(kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice ||
+                    kind == cudaMemcpyDefault)
+                : !(kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice ||
+                    kind == cudaMemcpyDefault)) {
+    return set_error(cudaErrorInvalidMemcpyDirection);
+  }
+  {
+    State& s = state();
+    std::lock_guard lock(s.mutex);
+    const Allocation* a = find(s, buffer, 0);
+    const bool is_dev = a != nullptr && device_side(a->space);
+    if (kind != cudaMemcpyDefault && is_dev != buffer_on_device) {
+      return set_error(cudaErrorInvalidValue);
+    }
+    if (a != nullptr && find(s, buffer, count) == nullptr) return set_error(cudaErrorInvalidValue);
+  }
+  char* sym = static_cast<char*>(symbol) + offset;
+  if (to_symbol) {
+    std::memcpy(sym, buffer, count);
+  } else {
+    std::memcpy(buffer, sym, count);
+  }
+  auto& rec = cudalab::runner::run_records();
+  if (rec.recording) {
+    const char* k = to_symbol ? (buffer_on_device ? "DeviceToDevice" : "HostToDevice")
+                              : (buffer_on_device ? "DeviceToDevice" : "DeviceToHost");
+    rec.copies.push_back(cudalab::runner::CopyRecord{
+        k, count, reinterpret_cast<std::uintptr_t>(to_symbol ? sym : buffer),
+        reinterpret_cast<std::uintptr_t>(to_symbol ? buffer : sym)});
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudalab_sim_register_symbol(void* symbol, size_t symbol_size) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  auto& a = s.allocations[reinterpret_cast<std::uintptr_t>(symbol)];
+  a = Allocation{symbol_size, Space::symbol};
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize(void) {
+  if (cudaError_t e = sticky_error()) return set_error(e);
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceReset(void) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  for (auto it = s.allocations.begin(); it != s.allocations.end();) {
+    if (it->second.space != Space::symbol) {
+      std::free(reinterpret_cast<void*>(it->first));
+    }
+    it = s.allocations.erase(it);
+  }
+  s.device_bytes = 0;
+  for (auto* st : s.streams) delete st;
+  s.streams.clear();
+  for (auto* ev : s.events) delete ev;
+  s.events.clear();
+  s.max_dynamic_shared.clear();
+  sticky.store(cudaSuccess);
+  last_error = cudaSuccess;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetLastError(void) {
+  if (cudaError_t e = sticky_error()) return e;
+  const cudaError_t e = last_error;
+  last_error = cudaSuccess;
+  return e;
+}
+
+cudaError_t cudaPeekAtLastError(void) {
+  if (cudaError_t e = sticky_error()) return e;
+  return last_error;
+}
+
+#define CUDALAB_SIM_ERRORS(X)                                                              \
+  X(cudaSuccess, "no error")                                                               \
+  X(cudaErrorInvalidValue, "invalid argument")                                             \
+  X(cudaErrorMemoryAllocation, "out of memory")                                            \
+  X(cudaErrorInitializationError, "initialization error")                                  \
+  X(cudaErrorCudartUnloading, "driver shutting down")                                      \
+  X(cudaErrorInvalidConfiguration, "invalid configuration argument")                       \
+  X(cudaErrorInvalidPitchValue, "invalid pitch argument")                                  \
+  X(cudaErrorInvalidSymbol, "invalid device symbol")                                       \
+  X(cudaErrorInvalidHostPointer, "invalid host pointer")                                   \
+  X(cudaErrorInvalidDevicePointer, "invalid device pointer")                               \
+  X(cudaErrorInvalidMemcpyDirection, "invalid copy direction for memcpy")                  \
+  X(cudaErrorInvalidDeviceFunction, "invalid device function")                             \
+  X(cudaErrorNoDevice, "no CUDA-capable device is detected")                               \
+  X(cudaErrorInvalidDevice, "invalid device ordinal")                                      \
+  X(cudaErrorInvalidKernelImage, "device kernel image is invalid")                         \
+  X(cudaErrorNoKernelImageForDevice, "no kernel image is available for execution on the device") \
+  X(cudaErrorInvalidResourceHandle, "invalid resource handle")                             \
+  X(cudaErrorNotReady, "device not ready")                                                 \
+  X(cudaErrorIllegalAddress, "an illegal memory access was encountered")                   \
+  X(cudaErrorLaunchOutOfResources, "too many resources requested for launch")              \
+  X(cudaErrorLaunchTimeout, "the launch timed out and was terminated")                     \
+  X(cudaErrorAssert, "device-side assert triggered")                                       \
+  X(cudaErrorIllegalInstruction, "an illegal instruction was encountered")                 \
+  X(cudaErrorMisalignedAddress, "misaligned address")                                      \
+  X(cudaErrorLaunchFailure, "unspecified launch failure")                                  \
+  X(cudaErrorNotSupported, "operation not supported")                                      \
+  X(cudaErrorUnknown, "unknown error")
+
+const char* cudaGetErrorName(cudaError_t error) {
+#define X(code, text) \
+  case code: return #code;
+  switch (error) { CUDALAB_SIM_ERRORS(X) }
+#undef X
+  return "cudaErrorUnknown";
+}
+
+const char* cudaGetErrorString(cudaError_t error) {
+#define X(code, text) \
+  case code: return text;
+  switch (error) { CUDALAB_SIM_ERRORS(X) }
+#undef X
+  return "unrecognized error code";
+}
+
+cudaError_t cudaGetDeviceCount(int* count) {
+  if (count == nullptr) return set_error(cudaErrorInvalidValue);
+  *count = 1;
+  return cudaSuccess;
+}
+cudaError_t cudaGetDevice(int* device) {
+  if (device == nullptr) return set_error(cudaErrorInvalidValue);
+  *device = 0;
+  return cudaSuccess;
+}
+cudaError_t cudaSetDevice(int device) {
+  return device == 0 ? cudaSuccess : set_error(cudaErrorInvalidDevice);
+}
+
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* prop, int device) {
+  if (prop == nullptr) return set_error(cudaErrorInvalidValue);
+  if (device != 0) return set_error(cudaErrorInvalidDevice);
+  std::memset(prop, 0, sizeof *prop);
+  std::strncpy(prop->name, "cudalab CPU simulator", sizeof prop->name - 1);
+  prop->totalGlobalMem = total_memory();
+  prop->sharedMemPerBlock = kSharedPerBlock;
+  prop->regsPerBlock = 65536;
+  prop->warpSize = 32;
+  prop->memPitch = 2147483647;
+  prop->maxThreadsPerBlock = static_cast<int>(kMaxThreadsPerBlock);
+  prop->maxThreadsDim[0] = static_cast<int>(kMaxThreadsPerBlock);
+  prop->maxThreadsDim[1] = static_cast<int>(kMaxThreadsPerBlock);
+  prop->maxThreadsDim[2] = static_cast<int>(kMaxBlockDimZ);
+  prop->maxGridSize[0] = static_cast<int>(kMaxGridDimX);
+  prop->maxGridSize[1] = static_cast<int>(kMaxGridDimYZ);
+  prop->maxGridSize[2] = static_cast<int>(kMaxGridDimYZ);
+  prop->clockRate = 1000000;
+  prop->totalConstMem = 65536;
+  prop->major = 9;
+  prop->minor = 0;
+  prop->textureAlignment = 512;
+  prop->multiProcessorCount = static_cast<int>(host_workers());
+  prop->canMapHostMemory = 1;
+  prop->concurrentKernels = 1;
+  prop->unifiedAddressing = 1;
+  prop->memoryClockRate = 1000000;
+  prop->memoryBusWidth = 64;
+  prop->l2CacheSize = 32 * 1024 * 1024;
+  prop->maxThreadsPerMultiProcessor = 2048;
+  prop->managedMemory = 1;
+  prop->sharedMemPerMultiprocessor = kSharedPerMultiprocessor;
+  prop->regsPerMultiprocessor = 65536;
+  prop->sharedMemPerBlockOptin = kSharedPerBlockOptin;
+  prop->maxBlocksPerMultiProcessor = 32;
+  prop->reservedSharedMemPerBlock = 1024;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int device) {
+  if (value == nullptr) return set_error(cudaErrorInvalidValue);
+  if (device != 0) return set_error(cudaErrorInvalidDevice);
+  cudaDeviceProp p;
+  cudaGetDeviceProperties(&p, 0);
+  switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
+    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
+    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
+    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
+    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
+    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
+    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *value = static_cast<int>(p.sharedMemPerBlock); break;
+    case cudaDevAttrTotalConstantMemory: *value = static_cast<int>(p.totalConstMem); break;
+    case cudaDevAttrWarpSize: *value = p.warpSize; break;
+    case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
+    case cudaDevAttrClockRate: *value = p.clockRate; break;
+    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
+    case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
+    case cudaDevAttrMemoryClockRate: *value = p.memoryClockRate; break;
+    case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
+    case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
+    case cudaDevAttrUnifiedAddressing: *value = p.unifiedAddressing; break;
+    case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
+      *value = static_cast<int>(p.sharedMemPerMultiprocessor);
+      break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
+    case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin:
+      *value = static_cast<int>(p.sharedMemPerBlockOptin);
+      break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+    default: return set_error(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache) { return cudaSuccess; }
+cudaError_t cudaRuntimeGetVersion(int* v) {
+  if (v == nullptr) return set_error(cudaErrorInvalidValue);
+  *v = CUDART_VERSION;
+  return cudaSuccess;
+}
+cudaError_t cudaDriverGetVersion(int* v) { return cudaRuntimeGetVersion(v); }
+
+cudaError_t cudaStreamCreate(cudaStream_t* pStream) {
+  return cudaStreamCreateWithFlags(pStream, cudaStreamDefault);
+}
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags) {
+  if (pStream == nullptr || flags > cudaStreamNonBlocking) return set_error(cudaErrorInvalidValue);
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  auto* st = new CUstream_st{flags};
+  s.streams.insert(st);
+  *pStream = st;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  if (s.streams.erase(stream) == 0) return set_error(cudaErrorInvalidResourceHandle);
+  delete stream;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  if (!valid_stream(stream)) return set_error(cudaErrorInvalidResourceHandle);
+  if (cudaError_t e = sticky_error()) return set_error(e);
+  return cudaSuccess;
+}
+cudaError_t cudaStreamQuery(cudaStream_t stream) { return cudaStreamSynchronize(stream); }
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
+  if (!valid_stream(stream)) return set_error(cudaErrorInvalidResourceHandle);
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  if (s.events.count(event) == 0) return set_error(cudaErrorInvalidResourceHandle);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t* event) {
+  return cudaEventCreateWithFlags(event, cudaEventDefault);
+}
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
+  if (event == nullptr || flags > 0x7) return set_error(cudaErrorInvalidValue);
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  auto* ev = new CUevent_st{flags, false, {}};
+  s.events.insert(ev);
+  *event = ev;
+  return cudaSuccess;
+}
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  if (s.events.erase(event) == 0) return set_error(cudaErrorInvalidResourceHandle);
+  delete event;
+  return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  if (!valid_stream(stream)) return set_error(cudaErrorInvalidResourceHandle);
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  if (s.events.count(event) == 0) return set_error(cudaErrorInvalidResourceHandle);
+  event->recorded = true;
+  event->when = std::chrono::steady_clock::now();
+  return cudaSuccess;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  if (s.events.count(event) == 0) return set_error(cudaErrorInvalidResourceHandle);
+  return sticky_error();
+}
+cudaError_t cudaEventQuery(cudaEvent_t event) { return cudaEventSynchronize(event); }
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  if (ms == nullptr) return set_error(cudaErrorInvalidValue);
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  if (s.events.count(start) == 0 || s.events.count(end) == 0) {
+    return set_error(cudaErrorInvalidResourceHandle);
+  }
+  if ((start->flags | end->flags) & cudaEventDisableTiming) {
+    return set_error(cudaErrorInvalidResourceHandle);
+  }
+  if (!start->recorded || !end->recorded) return set_error(cudaErrorInvalidResourceHandle);
+  *ms = std::chrono::duration<float, std::milli>(end->when - start->when).count();
+  return cudaSuccess;
+}
+
+cudaError_t cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute attr, int value) {
+  if (func == nullptr) return set_error(cudaErrorInvalidDeviceFunction);
+  if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+    if (value < 0 || static_cast<std::size_t>(value) > kSharedPerBlockOptin) {
+      return set_error(cudaErrorInvalidValue);
+    }
+    State& s = state();
+    std::lock_guard lock(s.mutex);
+    s.max_dynamic_shared[func] = static_cast<std::size_t>(value);
+    return cudaSuccess;
+  }
+  if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) {
+    return (value < -1 || value > 100) ? set_error(cudaErrorInvalidValue) : cudaSuccess;
+  }
+  return set_error(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* func) {
+  if (attr == nullptr) return set_error(cudaErrorInvalidValue);
+  if (func == nullptr) return set_error(cudaErrorInvalidDeviceFunction);
+  std::memset(attr, 0, sizeof *attr);
+  attr->maxThreadsPerBlock = static_cast<int>(kMaxThreadsPerBlock);
+  attr->numRegs = 32;
+  attr->ptxVersion = 90;
+  attr->binaryVersion = 90;
+  attr->maxDynamicSharedSizeBytes = static_cast<int>(max_dynamic_shared(func));
+  return cudaSuccess;
+}
+
+cudaError_t cudaFuncSetCacheConfig(const void* func, enum cudaFuncCache) {
+  return func == nullptr ? set_error(cudaErrorInvalidDeviceFunction) : cudaSuccess;
+}
+
+}  // extern "C"

@@ -1,0 +1,329 @@
+// CUDA constructs run through the simulator: each scenario lives in tests/sim/kernels/*.cu,
+// compiled by the real sim toolchain, and is checked here against a host computation.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "runner/records.hpp"
+#include "sim_module.hpp"
+
+namespace cudalab::sim::test {
+namespace {
+
+#define ENTRY(file, name, type) auto* name = entry<type>(file, #name); ASSERT_NE(name, nullptr)
+
+// ---- blocks.cu -------------------------------------------------------------------------------
+
+TEST(SimBlocks, Grid3dCoversEveryElementOnce) {
+  ENTRY("blocks.cu", grid_3d, int(int*, int, int, int, unsigned, unsigned, unsigned));
+  for (auto [nx, ny, nz, bx, by, bz] : {std::array<unsigned, 6>{33, 17, 5, 8, 4, 2},
+                                        std::array<unsigned, 6>{7, 3, 9, 32, 1, 1},
+                                        std::array<unsigned, 6>{16, 16, 1, 16, 16, 1},
+                                        std::array<unsigned, 6>{5, 70, 3, 1, 32, 2}}) {
+    std::vector<int> out(nx * ny * nz, 0);
+    ASSERT_EQ(grid_3d(out.data(), nx, ny, nz, bx, by, bz), cudaSuccess);
+    for (unsigned z = 0; z < nz; ++z)
+      for (unsigned y = 0; y < ny; ++y)
+        for (unsigned x = 0; x < nx; ++x)
+          ASSERT_EQ(out[(z * ny + y) * nx + x], static_cast<int>(x + 1000 * y + 1000000 * z))
+              << "at (" << x << "," << y << "," << z << ") with block " << bx << "x" << by << "x" << bz;
+  }
+}
+
+TEST(SimBlocks, BarrierReleasesWhenRemainingThreadsHaveExited) {
+  ENTRY("blocks.cu", early_exit, int(const int*, int*, int));
+  for (int n : {1, 31, 256, 300, 513}) {
+    std::vector<int> in(n), out(n, -7);
+    std::iota(in.begin(), in.end(), 100);
+    ASSERT_EQ(early_exit(in.data(), out.data(), n), cudaSuccess) << "n=" << n;
+    for (int i = 0; i < n; ++i) {
+      const int block = i / 256, start = block * 256, live = std::min(256, n - start);
+      ASSERT_EQ(out[i], in[start + live - 1 - (i - start)]) << "n=" << n << " i=" << i;
+    }
+  }
+}
+
+TEST(SimBlocks, SyncthreadsCountAndOr) {
+  ENTRY("blocks.cu", syncthreads_votes, int(int*, int));
+  int out[5] = {-1, -1, -1, -1, -1};
+  ASSERT_EQ(syncthreads_votes(out, 100), cudaSuccess);
+  EXPECT_EQ(out[0], 34);  // t % 3 == 0 for t in [0, 100)
+  EXPECT_EQ(out[1], 1);
+  EXPECT_EQ(out[2], 0);
+  EXPECT_EQ(out[3], 1);
+  EXPECT_EQ(out[4], 0);
+}
+
+TEST(SimBlocks, StaticSharedMemoryIsPerBlock) {
+  ENTRY("blocks.cu", shared_per_block, int(int*, int));
+  int bad = -1;
+  ASSERT_EQ(shared_per_block(&bad, 64), cudaSuccess);
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(SimBlocks, DynamicSharedMemoryAtFileAndFunctionScope) {
+  ENTRY("blocks.cu", dynamic_shared, int(const float*, float*, int, int, int*));
+  const int n = 1000, threads = 128, blocks = (n + threads - 1) / threads;
+  std::vector<float> in(n);
+  for (int i = 0; i < n; ++i) in[i] = static_cast<float>(i % 7) - 2.0f;
+  std::vector<float> sums(blocks, NAN);
+  std::vector<int> split(128, -1);
+  ASSERT_EQ(dynamic_shared(in.data(), sums.data(), n, threads, split.data()), cudaSuccess);
+  for (int b = 0; b < blocks; ++b) {
+    float expect = 0;
+    for (int i = b * threads; i < std::min(n, (b + 1) * threads); ++i) expect += in[i];
+    EXPECT_FLOAT_EQ(sums[b], expect) << "block " << b;
+  }
+  for (int i = 0; i < 128; ++i) {
+    const int j = 63 - i % 64;
+    EXPECT_EQ(split[i], 2 * j) << i;
+  }
+}
+
+TEST(SimBlocks, TemplatedKernelsExplicitDeducedQualified) {
+  ENTRY("blocks.cu", templates_int, int(int*, int));
+  ENTRY("blocks.cu", templates_double, int(double*, int));
+  std::vector<int> vi(100);
+  std::iota(vi.begin(), vi.end(), -50);
+  std::vector<int> ei(vi);
+  for (int& v : ei) v = v * 3 + 3;
+  ASSERT_EQ(templates_int(vi.data(), 100), cudaSuccess);
+  EXPECT_EQ(vi, ei);
+  std::vector<double> vd(70, 0.25);
+  ASSERT_EQ(templates_double(vd.data(), 70), cudaSuccess);
+  for (double v : vd) EXPECT_DOUBLE_EQ(v, 3.75);
+}
+
+TEST(SimBlocks, DivergentBarrierIsAStickyLaunchFailure) {
+  ENTRY("blocks.cu", faults, int(int));
+  EXPECT_EQ(faults(0), cudaErrorLaunchFailure);
+}
+
+TEST(SimBlocks, DeadlockIsReportedNotHung) {
+  ENTRY("blocks.cu", faults, int(int));
+  EXPECT_EQ(faults(1), cudaErrorLaunchFailure);
+}
+
+}  // namespace
+}  // namespace cudalab::sim::test
+
+namespace cudalab::sim::test {
+namespace {
+
+// ---- warp.cu -----------------------------------------------------------------------------------
+
+TEST(SimWarp, ShufflesVotesAndReductions) {
+  ENTRY("warp.cu", warp_shuffles, int(int*, float*, int));
+  for (int threads : {64, 96}) {
+    std::vector<int> out(threads * 8, -1);
+    std::vector<float> fout(threads, NAN);
+    ASSERT_EQ(warp_shuffles(out.data(), fout.data(), threads), cudaSuccess);
+    for (int t = 0; t < threads; ++t) {
+      const int lane = t % 32, base = t - lane;
+      const int* o = &out[t * 8];
+      EXPECT_EQ(o[0], (base + 3) * 10) << t;
+      EXPECT_EQ(o[1], lane >= 2 ? t - 2 : t) << t;
+      EXPECT_EQ(o[2], lane % 16 + 5 < 16 ? t + 5 : t) << t;
+      EXPECT_EQ(o[3], t ^ 1) << t;
+      EXPECT_EQ(o[4], 32 * base + 496) << t;
+      EXPECT_EQ(static_cast<unsigned>(o[5]), 0x49249249u) << t;
+      EXPECT_EQ(o[6], (base == 32 ? 10 : 0) + 1) << t;
+      EXPECT_EQ(o[7], 496) << t;
+      EXPECT_FLOAT_EQ(fout[t], 0.5f * (lane == 31 ? t : t + 1)) << t;
+    }
+  }
+}
+
+TEST(SimWarp, PartialMasksRendezvousSeparately) {
+  ENTRY("warp.cu", warp_partial_masks, int(int*));
+  std::vector<int> out(128, 0);
+  ASSERT_EQ(warp_partial_masks(out.data()), cudaSuccess);
+  for (int t = 0; t < 64; ++t) {
+    const int lane = t % 32;
+    EXPECT_EQ(out[t], lane % 2 == 0 ? 256 : 272) << t;
+    EXPECT_EQ(out[64 + t], lane < 16 ? 30 : -1) << t;
+  }
+}
+
+TEST(SimWarp, PartialLastWarpAndActivemask) {
+  ENTRY("warp.cu", warp_partial_warp, int(int*));
+  std::vector<int> out(50, 0);
+  ASSERT_EQ(warp_partial_warp(out.data()), cudaSuccess);
+  EXPECT_EQ(out[0], 32);
+  EXPECT_EQ(out[1], 16);
+  for (int t = 0; t < 48; ++t) {
+    EXPECT_EQ(static_cast<unsigned>(out[2 + t]), t < 32 ? 0xffffffffu : 0x0000ffffu) << t;
+  }
+}
+
+TEST(SimWarp, ExitedLaneInMaskIsReported) {
+  ENTRY("warp.cu", warp_exit_fault, int());
+  EXPECT_EQ(warp_exit_fault(), cudaErrorLaunchFailure);
+}
+
+}  // namespace
+}  // namespace cudalab::sim::test
+
+namespace cudalab::sim::test {
+namespace {
+
+// ---- memory.cu ---------------------------------------------------------------------------------
+
+struct AtomicResults {
+  int i;
+  unsigned u;
+  unsigned long long ull;
+  float f;
+  double d;
+  int mx, mn;
+  unsigned bits[3];
+  unsigned wrap;
+  int cas_count;
+  int ticket[2];
+};
+
+TEST(SimMemory, AtomicsFromManyBlocksAreExact) {
+  ENTRY("memory.cu", atomics, int(AtomicResults*, int, int));
+  const int blocks = 64, threads = 128, total = blocks * threads;
+  AtomicResults r{};
+  ASSERT_EQ(atomics(&r, blocks, threads), cudaSuccess);
+  EXPECT_EQ(r.i, -total);
+  EXPECT_EQ(r.u, 3u * total);
+  EXPECT_EQ(r.ull, static_cast<unsigned long long>(total) << 33);
+  EXPECT_EQ(r.f, 0.5f * total);  // exact: every partial sum is representable
+  EXPECT_EQ(r.d, 0.25 * total);
+  EXPECT_EQ(r.mx, total - 1);
+  EXPECT_EQ(r.mn, -(total - 1));
+  EXPECT_EQ(r.bits[0], 0xffffffffu);
+  unsigned x = 0;
+  for (int t = 0; t < total; ++t) x ^= 1u << (t % 7);
+  EXPECT_EQ(r.bits[1], x);
+  EXPECT_EQ(r.bits[2], ~0x1fffu);
+  EXPECT_EQ(r.wrap, static_cast<unsigned>(total % 100));
+  EXPECT_EQ(r.cas_count, total);
+  EXPECT_EQ(r.ticket[0], total);
+}
+
+TEST(SimMemory, ConstantMemoryAndDeviceVariables) {
+  ENTRY("memory.cu", constant_memory, int(const float*, int, const float*, float*, int, int*, int*));
+  const float c[4] = {1.0f, -2.0f, 0.5f, 0.25f};
+  const int n = 300;
+  std::vector<float> x(n), y(n, NAN);
+  for (int i = 0; i < n; ++i) x[i] = 0.01f * static_cast<float>(i) - 1.0f;
+  int launches = -1, bad = -1;
+  ASSERT_EQ(constant_memory(c, 7, x.data(), y.data(), n, &launches, &bad), cudaSuccess);
+  for (int i = 0; i < n; ++i) {
+    const float v = x[i];
+    EXPECT_FLOAT_EQ(y[i], c[0] + v * (c[1] + v * (c[2] + v * c[3])) + 7) << i;
+  }
+  EXPECT_EQ(launches, 2);
+  EXPECT_EQ(bad, cudaErrorInvalidValue);
+}
+
+TEST(SimMemory, VectorTypesAndMath) {
+  ENTRY("memory.cu", vectors_and_math, int(const float*, float*, int));
+  const int n = 40;
+  std::vector<float> in(4 * n), out(8 * n, NAN);
+  for (int i = 0; i < 4 * n; ++i) in[i] = 0.37f * static_cast<float>(i % 11) - 1.2f;
+  ASSERT_EQ(vectors_and_math(in.data(), out.data(), n), cudaSuccess);
+  for (int i = 0; i < n; ++i) {
+    const float vx = 2 * in[4 * i], vy = 2 * in[4 * i + 1], vz = 2 * in[4 * i + 2], vw = 2 * in[4 * i + 3];
+    const int px = static_cast<int>(vx), py = static_cast<int>(std::nearbyint(vy));
+    const float* o = &out[8 * i];
+    EXPECT_FLOAT_EQ(o[0], std::sqrt(std::fabs(vx)) + 0.5f);
+    EXPECT_FLOAT_EQ(o[1], vy * 2 + 1 + 0.25f);
+    EXPECT_FLOAT_EQ(o[2], 2.0f);
+    EXPECT_FLOAT_EQ(o[3], vz + vw);
+    EXPECT_FLOAT_EQ(o[4], static_cast<float>(px + py));
+    EXPECT_FLOAT_EQ(o[5], vx + vy + vz + vw);
+    EXPECT_FLOAT_EQ(o[6], vx * 0.5f + vy + 4);
+    EXPECT_FLOAT_EQ(o[7], std::clamp(vw, 0.0f, 1.0f) + 0.5f + 31 + 4);
+  }
+}
+
+TEST(SimMemory, PrintfInKernels) {
+  ENTRY("memory.cu", kernel_printf, int(int));
+  testing::internal::CaptureStdout();
+  const int err = kernel_printf(1234);
+  const std::string printed = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(err, cudaSuccess);
+  EXPECT_NE(printed.find("hello from block 0 thread 1 tag 1234"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("hello from block 1 thread 1 tag 1234"), std::string::npos) << printed;
+}
+
+// ---- launch.cu ---------------------------------------------------------------------------------
+
+TEST(SimLaunch, ConfigurationErrorsAsCudaReportsThem) {
+  ENTRY("launch.cu", launch_errors, void(int*, int*));
+  std::vector<int> e(15, -1);
+  int counter = -1;
+  launch_errors(e.data(), &counter);
+  const std::vector<int> expect = {
+      cudaErrorInvalidConfiguration, cudaErrorInvalidConfiguration, cudaErrorInvalidConfiguration,
+      cudaErrorInvalidConfiguration, cudaErrorInvalidConfiguration, cudaErrorInvalidConfiguration,
+      cudaErrorInvalidValue,         cudaSuccess,                   cudaSuccess,
+      cudaErrorInvalidValue,         cudaErrorInvalidResourceHandle, cudaErrorInvalidConfiguration,
+      cudaErrorInvalidConfiguration, cudaSuccess,                   cudaSuccess};
+  EXPECT_EQ(e, expect);
+  EXPECT_EQ(counter, 43);  // only the two valid launches ran
+}
+
+TEST(SimLaunch, RecordsAllocationsCopiesAndLaunches) {
+  ENTRY("launch.cu", recorded_run, int(const float*, float*, int));
+  auto& rec = runner::run_records();
+  rec = {};
+  rec.recording = true;
+  const int n = 200;
+  std::vector<float> in(n, 1.5f), out(n, 0.0f);
+  const int err = recorded_run(in.data(), out.data(), n);
+  rec.recording = false;
+  ASSERT_EQ(err, cudaSuccess);
+  EXPECT_EQ(out, in);
+  ASSERT_EQ(rec.allocations.size(), 3u);
+  EXPECT_EQ(rec.allocations[0].bytes, n * sizeof(float));
+  EXPECT_TRUE(rec.allocations[0].freed);
+  EXPECT_TRUE(rec.allocations[1].freed);
+  EXPECT_FALSE(rec.allocations[2].freed);  // the leaked counter
+  EXPECT_FALSE(rec.allocations[0].host);
+  ASSERT_EQ(rec.copies.size(), 3u);
+  EXPECT_EQ(rec.copies[0].kind, "HostToDevice");
+  EXPECT_EQ(rec.copies[1].kind, "DeviceToDevice");
+  EXPECT_EQ(rec.copies[2].kind, "DeviceToHost");
+  for (const auto& c : rec.copies) EXPECT_EQ(c.bytes, n * sizeof(float));
+  ASSERT_EQ(rec.launches.size(), 2u);
+  EXPECT_EQ(rec.launches[0].kernel, "tiled_copy");
+  EXPECT_EQ(rec.launches[0].grid[0], 4u);
+  EXPECT_EQ(rec.launches[0].block[0], 64u);
+  EXPECT_EQ(rec.launches[0].dynamic_shared_bytes, 0u);
+  EXPECT_EQ(rec.launches[0].static_shared_bytes, (64 + 16 + 8) * sizeof(float));
+  EXPECT_EQ(rec.launches[1].kernel, "big_dynamic");
+  EXPECT_EQ(rec.launches[1].dynamic_shared_bytes, 32 * sizeof(int));
+  EXPECT_EQ(rec.launches[1].static_shared_bytes, 0u);
+  rec = {};
+}
+
+TEST(SimLaunch, EveryLaunchFormRunsOnceAndDecoysDoNot) {
+  ENTRY("launch.cu", launch_syntax, int());
+  EXPECT_EQ(launch_syntax(), 5);
+}
+
+TEST(SimLaunch, StreamsEventsAsyncCopies) {
+  ENTRY("launch.cu", streams_and_events, int(float*, int*));
+  float ms = -1;
+  int value = 0;
+  ASSERT_EQ(streams_and_events(&ms, &value), cudaSuccess);
+  EXPECT_GE(ms, 0.0f);
+  EXPECT_LT(ms, 1000.0f);
+  EXPECT_EQ(value, 42);
+}
+
+}  // namespace
+}  // namespace cudalab::sim::test

@@ -1,0 +1,166 @@
+// The simulator's pre-pass: launches in every form, decoys in strings and comments, extern shared
+// arrays, static shared notes, and line preservation.
+#include "translate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+namespace cudalab::sim {
+namespace {
+
+/// The translated body, without the two header lines the translator prepends.
+std::string body(const std::string& src) {
+  const Translation t = translate(src, "k.cu");
+  EXPECT_TRUE(t.ok) << t.error;
+  EXPECT_EQ(t.text.rfind("#include <cudalab_sim/prelude.hpp>\n#line 1 \"k.cu\"\n", 0), 0u);
+  const std::size_t second = t.text.find('\n', t.text.find('\n') + 1);
+  return t.text.substr(second + 1);
+}
+
+std::size_t lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+
+/// Line number (1-based) of the first occurrence of `what` in `s`.
+std::size_t line_of(const std::string& s, const std::string& what) {
+  const std::size_t p = s.find(what);
+  EXPECT_NE(p, std::string::npos) << what << " not in:\n" << s;
+  return 1 + std::count(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(p), '\n');
+}
+
+constexpr const char* kLambda = "[&](auto&... cudalab_sim_args) { ";
+
+TEST(SimTranslate, SimpleLaunch) {
+  EXPECT_EQ(body("void f(int* d) { k<<<g, b>>>(d, 3); }\n"),
+            std::string("void f(int* d) { ::cudalab_sim::launch(\"k\", ::cudalab_sim::kernel_address(k), ") +
+                kLambda + "k(cudalab_sim_args...); }, ::cudalab_sim::config(g, b), d, 3); }\n");
+}
+
+TEST(SimTranslate, FourPartConfigAndNoArguments) {
+  const std::string out = body("void f() { k<<<g, b, 128, s>>>(); }\n");
+  EXPECT_NE(out.find("::cudalab_sim::config(g, b, 128, s))"), std::string::npos) << out;
+  EXPECT_EQ(out.find("config(g, b, 128, s),"), std::string::npos) << out;
+}
+
+TEST(SimTranslate, TemplatedKernelWithCommasAndExpressions) {
+  const std::string out =
+      body("void f() { ns::k<float, 4><<<dim3(n / 2, (m > 1) ? m : 1), f(a, b)>>>(x, h(y, z)); }\n");
+  EXPECT_NE(out.find("launch(\"ns::k<float, 4>\", ::cudalab_sim::kernel_address(ns::k<float, 4>)"),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("ns::k<float, 4>(cudalab_sim_args...)"), std::string::npos) << out;
+  EXPECT_NE(out.find("config(dim3(n / 2, (m > 1) ? m : 1), f(a, b)), x, h(y, z));"), std::string::npos)
+      << out;
+}
+
+TEST(SimTranslate, DeducedTemplateKernelHasNoAddress) {
+  const std::string out = body(
+      "template <typename T> __global__ void add(T* p, T v) {}\n"
+      "void f(float* p) { add<<<1, 32>>>(p, 1.0f); add<float><<<1, 32>>>(p, 2.0f); }\n");
+  EXPECT_NE(out.find("launch(\"add\", nullptr,"), std::string::npos) << out;
+  EXPECT_NE(out.find("launch(\"add<float>\", ::cudalab_sim::kernel_address(add<float>)"),
+            std::string::npos) << out;
+}
+
+TEST(SimTranslate, ShiftsAndNestedTemplatesAreNotLaunches) {
+  const std::string src =
+      "std::vector<std::vector<std::vector<int>>> v;\n"
+      "int x = a << b, y = c >> 2, z = (a<<<3);\n"  // not valid C++ launch: no kernel call follows
+      "friend std::ostream& operator<<<>(std::ostream&, const X&);\n";
+  // `(a<<<3)` has no `>>>`: an error, reported with its position.
+  const Translation t = translate(src, "k.cu");
+  EXPECT_FALSE(t.ok);
+  EXPECT_NE(t.error.find("k.cu:2:"), std::string::npos) << t.error;
+  const std::string ok_src =
+      "std::vector<std::vector<std::vector<int>>> v;\n"
+      "int x = a << b, y = c >> 2;\n"
+      "friend std::ostream& operator<<<>(std::ostream&, const X&);\n";
+  EXPECT_EQ(body(ok_src), ok_src);
+}
+
+TEST(SimTranslate, StringsCommentsAndDirectivesAreLeftAlone) {
+  const std::string src =
+      "#define LAUNCH_TEXT \"k<<<1, 1>>>()\"\n"
+      "const char* s = \"k<<<1, 1>>>(d);\";\n"
+      "const char* r = R\"xy(k<<<1, 1>>>(d); )\" still raw)xy\";\n"
+      "char c = '<'; char q = '\\'';\n"
+      "// k<<<1, 1>>>(d);\n"
+      "/* k<<<1, 1>>>(d);\n   still a comment */\n"
+      "const wchar_t* w = L\"<<<\";\n";
+  EXPECT_EQ(body(src), src);
+}
+
+TEST(SimTranslate, ExternSharedInFunctionBecomesAPointer) {
+  const std::string out = body(
+      "__global__ void k() {\n"
+      "  extern __shared__ __align__(16) unsigned char smem[];\n"
+      "  smem[0] = 1;\n"
+      "}\n");
+  EXPECT_NE(out.find("unsigned char* const smem = static_cast<unsigned char*>(::cudalab_sim::dynamic_shared());"),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("  smem[0] = 1;"), std::string::npos) << out;
+}
+
+TEST(SimTranslate, ExternSharedAtNamespaceScopeIsSubstituted) {
+  const std::string out = body(
+      "extern __shared__ float sdata[];\n"
+      "struct S { float sdata; };\n"
+      "__global__ void k(S s) {\n"
+      "  sdata[threadIdx.x] = s.sdata;\n"
+      "}\n");
+  EXPECT_EQ(out.find("extern"), std::string::npos) << out;
+  EXPECT_NE(out.find("(static_cast<float*>(::cudalab_sim::dynamic_shared()))[threadIdx.x] = s.sdata;"),
+            std::string::npos) << out;
+  EXPECT_EQ(lines(out), 5u);
+}
+
+TEST(SimTranslate, StaticSharedIsNotedInFunctionsOnly) {
+  const std::string out = body(
+      "__shared__ int file_scope[4];\n"
+      "__global__ void k() {\n"
+      "  __shared__ float a[16][16], b;\n"
+      "  __shared__ typename Foo<int, 2>::type c;\n"
+      "}\n");
+  EXPECT_NE(out.find("__shared__ int file_scope[4];\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("b; CUDALAB_SIM_NOTE_SHARED(a); CUDALAB_SIM_NOTE_SHARED(b);"),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("c; CUDALAB_SIM_NOTE_SHARED(c);"), std::string::npos) << out;
+}
+
+TEST(SimTranslate, LinesArePreserved) {
+  const std::string src =
+      "__global__ void k(int* p) {}\n"                  // 1
+      "void f(int* d) {\n"                             // 2
+      "  k\n"                                          // 3
+      "   <<<\n"                                       // 4
+      "     1,\n"                                      // 5
+      "     2>>>\n"                                    // 6
+      "   (d);\n"                                      // 7
+      "  int marker_after = 0;\n"                      // 8
+      "  k<<<1, 1>>>(d\n"                              // 9
+      "     , d_marker);\n"                            // 10
+      "  extern __shared__\n"                          // 11
+      "     float s[];\n"                              // 12
+      "  int marker_end = 0;\n"                        // 13
+      "}\n";
+  const std::string out = body(src);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_EQ(line_of(out, "marker_after"), 8u);
+  EXPECT_EQ(line_of(out, "d_marker"), 10u);
+  EXPECT_EQ(line_of(out, "marker_end"), 13u);
+  EXPECT_EQ(line_of(out, "2)"), 6u);  // the config keeps its lines
+}
+
+TEST(SimTranslate, ErrorsNameFileLineAndColumn) {
+  Translation t = translate("void f() {\n  k<<<1, 1(d);\n}\n", "dir/kernel.cu");
+  EXPECT_FALSE(t.ok);
+  EXPECT_EQ(t.error.rfind("dir/kernel.cu:2:4: error:", 0), 0u) << t.error;
+  t = translate("void f() {\n  k<<<1, 1>>>;\n}\n", "kernel.cu");
+  EXPECT_FALSE(t.ok);
+  EXPECT_NE(t.error.find("expected '('"), std::string::npos) << t.error;
+  t = translate("const char* s = \"unterminated;\n", "kernel.cu");
+  EXPECT_FALSE(t.ok);
+  EXPECT_EQ(t.error.rfind("kernel.cu:1:17: error:", 0), 0u) << t.error;
+}
+
+}  // namespace
+}  // namespace cudalab::sim

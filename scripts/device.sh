@@ -48,7 +48,16 @@ case "${1:-}" in
     out=${OUT:-/tmp/out}
     mkdir -p "$out"
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
-    ./build/device/bin/cudalab check --all --solution --seed 1 --color never 2>&1 | tee "$out/solutions.txt" || true
+    cli=./build/device/bin/cudalab
+    {
+      set +e  # the failing checks below are meant to fail
+      echo "== cudalab check --all --solution (gpu)"; $cli check --all --solution --seed 1 --color never; echo "exit $?"
+      echo "== cudalab check --all --solution --backend sim"; $cli check --all --solution --backend sim --seed 1 --color never; echo "exit $?"
+      echo "== cudalab check --all (the skeletons)"; $cli check --all --seed 1 --color never; echo "exit $?"
+      printf '#include <stdexcept>\nvoid solve(const float* A, const float* B, float* C, int M, int N, int K) {\n  int x = ;\n}\n' >/tmp/broken.cu
+      echo "== cudalab check 03_matmul --file /tmp/broken.cu"; $cli check 03_matmul --file /tmp/broken.cu --color never; echo "exit $?"
+      echo "== a known-wrong kernel"; $cli check 03_matmul --file tests/wrong/03_matmul/k_tail_dropped.cu --seed 1 --color never; echo "exit $?"
+    } 2>&1 | tee "$out/cli.txt"
     ctest --test-dir build/device --output-on-failure -j 4 "$@" 2>&1 | tee "$out/ctest.txt"
     ;;
   *)

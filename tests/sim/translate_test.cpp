@@ -164,3 +164,16 @@ TEST(SimTranslate, ErrorsNameFileLineAndColumn) {
 
 }  // namespace
 }  // namespace cudalab::sim
+
+namespace cudalab::sim {
+namespace {
+
+// A prelude macro for __noinline__ would break libstdc++ 13's own __attribute__((__noinline__)),
+// so the translator rewrites the student's uses instead; strings keep the word.
+TEST(SimTranslate, NoinlineBecomesAnAttributeOutsideStrings) {
+  EXPECT_EQ(body("__device__ __noinline__ int f() { return 1; } const char* s = \"__noinline__\";\n"),
+            "__device__ __attribute__((noinline)) int f() { return 1; } const char* s = \"__noinline__\";\n");
+}
+
+}  // namespace
+}  // namespace cudalab::sim

@@ -261,6 +261,12 @@ class Translator {
         i = shared_declaration(i, scopes.back());
         continue;
       }
+      // Not a macro in the prelude: libstdc++ 13 writes __attribute__((__noinline__)) itself,
+      // which such a macro would break. Only the student's own uses are rewritten.
+      if (id == "__noinline__") {
+        edits_.push_back({tk.begin, tk.end, "__attribute__((noinline))"});
+        continue;
+      }
       auto sub = substitutions_.find(std::string(id));
       if (sub != substitutions_.end() && !member_or_qualified(i)) {
         edits_.push_back({tk.begin, tk.end, sub->second});

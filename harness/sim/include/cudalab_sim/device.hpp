@@ -42,7 +42,7 @@
 #define __shared__ static thread_local
 #define __grid_constant__
 #define __forceinline__ inline __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
+// __noinline__ is rewritten by the translator (a macro would break libstdc++ 13 headers).
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 #define __maxnreg__(n)

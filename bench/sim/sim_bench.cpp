@@ -1,4 +1,4 @@
-// Speed of the CPU simulator (docs/performance-sim.md). Kernels come from bench/sim/kernels/bench.cu,
+// Speed of the CPU simulator (docs/performance.md). Kernels come from bench/sim/kernels/bench.cu,
 // compiled once through the real sim toolchain.
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>

@@ -129,7 +129,11 @@ void add_value_hints(OutputComparison& cmp, const Buffer& actual, const Expected
       lo = std::min(lo, r), hi = std::max(hi, r);
       ++used;
     }
-    if (used >= 2 && std::isfinite(lo) && hi - lo <= 1e-3 * std::abs(hi) && std::abs(hi - 1.0) > 1e-3) {
+    if (used >= 2 && lo == 0 && hi == 0) {
+      cmp.hints.push_back(fmt::format("every element of {} is 0: nothing was accumulated (does the loop run at all "
+                                      "for this size?)",
+                                      cmp.buffer));
+    } else if (used >= 2 && std::isfinite(lo) && hi - lo <= 1e-3 * std::abs(hi) && std::abs(hi - 1.0) > 1e-3) {
       cmp.hints.push_back(fmt::format(
           "every element of {} is off by the same factor {:.6g} (actual / expected): the values are right up "
           "to a scale, so look at what you divide or multiply by",
@@ -258,7 +262,8 @@ std::optional<std::string> size_pattern_hint(const std::vector<CaseOutcome>& out
   for (const auto& o : outcomes) failing += o.passed ? 0 : 1;
   if (failing == 0 || failing == outcomes.size() || outcomes.empty()) return std::nullopt;
   // Fails exactly when one named dimension is not a multiple of P.
-  for (const std::int64_t p : {4, 8, 16, 32, 64, 128, 256}) {
+  // The largest such P is the likeliest tile or block size.
+  for (const std::int64_t p : {256, 128, 64, 32, 16, 8, 4}) {
     for (const auto& d : outcomes.front().c.dims) {
       bool matches = true;
       for (const auto& o : outcomes) {

@@ -15,6 +15,8 @@ using nlohmann::json;
 
 namespace {
 
+constexpr std::size_t max_detailed_failures = 3;  // more would push the hints off the screen
+
 std::string paint(bool color, fmt::text_style style, const std::string& text) {
   return color ? fmt::format(style, "{}", text) : text;
 }
@@ -87,10 +89,23 @@ void write_check_report(std::ostream& out, const std::vector<ExerciseResult>& re
           << "/README.md\n";
       continue;
     }
+    std::vector<std::string> more;  // failing sizes beyond the first few, listed in one line
+    std::size_t shown = 0;
     for (const auto& c : r.cases) {
       if (c.verdict == Verdict::skipped) continue;
       if (c.verdict == Verdict::passed && !style.verbose) continue;
+      if (c.verdict != Verdict::passed && shown == max_detailed_failures && !style.verbose) {
+        more.push_back(c.c.label());
+        continue;
+      }
+      shown += c.verdict == Verdict::passed ? 0 : 1;
       write_case(out, c, style);
+    }
+    if (!more.empty()) {
+      std::string list;
+      for (const auto& m : more) list += (list.empty() ? "" : ", ") + m;
+      out << "  " << paint(style.color, verdict_style(r.verdict), "✗") << fmt::format(" also wrong at {} more size{}: {} (-v shows each)\n",
+                                                                                   more.size(), more.size() == 1 ? "" : "s", list);
     }
     for (const auto& h : r.hints) out << "  " << paint(style.color, fmt::fg(fmt::terminal_color::cyan), "hint:") << ' ' << h << '\n';
   }

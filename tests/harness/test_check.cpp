@@ -135,6 +135,12 @@ TEST(Check, CommonScaleFactorIsNamed) {
   EXPECT_TRUE(has_hint(cmp, "off by the same factor 2.5"));
 }
 
+TEST(Check, AllZeroOutputIsNamedAsSuchNotAsAScaleFactor) {
+  auto cmp = compare_output(float_output(std::vector<double>(8, 0.0)), expect_values(ramp(8), 1e-6), nullptr, false);
+  EXPECT_TRUE(has_hint(cmp, "every element of c is 0"));
+  EXPECT_FALSE(has_hint(cmp, "same factor"));
+}
+
 TEST(Check, PoisonIsRecognisedAndDistinctFromRealValues) {
   Buffer f = Buffer::make("y", DType::f32, Role::output, 3);
   poison(f);

@@ -8,7 +8,7 @@
 
 namespace cudalab::sim {
 
-/// The simulated device's limits (documented in docs/performance-sim.md and cudaGetDeviceProperties).
+/// The simulated device's limits (documented in docs/performance.md and cudaGetDeviceProperties).
 inline constexpr unsigned kMaxThreadsPerBlock = 1024;
 inline constexpr unsigned kMaxBlockDimZ = 64;
 inline constexpr unsigned kMaxGridDimX = 2147483647u;

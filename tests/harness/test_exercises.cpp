@@ -177,6 +177,62 @@ TEST_P(KnownWrong, IsCaughtWithTheRightExplanation) {
 
 INSTANTIATE_TEST_SUITE_P(Corpus, KnownWrong, testing::ValuesIn(wrong_kernels()), wrong_kernel_name);
 
+// Student code that misbehaves on the host side: each misbehaviour is a named verdict, and the
+// parent goes on to check the next submission (tests/misbehaving/*.cu).
+struct Misbehaving {
+  Backend backend;
+  std::string exercise;
+  std::string file;
+  Verdict verdict;
+  std::string must_say;
+};
+
+void PrintTo(const Misbehaving& m, std::ostream* os) { *os << backend_name(m.backend) << " " << m.file; }
+
+std::vector<Misbehaving> misbehaving_modules() {
+  std::vector<Misbehaving> out;
+  for (Backend b : {Backend::sim, Backend::gpu}) {
+    out.push_back({b, "01_increment", "crash.cu", Verdict::crash, "SIGSEGV"});
+    out.push_back({b, "01_increment", "hang.cu", Verdict::timeout, "did not finish within 2 s"});
+    out.push_back({b, "01_increment", "flood.cu", Verdict::output_flood, "debugging output, n ="});
+    out.push_back({b, "01_increment", "exits.cu", Verdict::crash, "did it call exit()?"});
+    out.push_back({b, "01_increment", "throws.cu", Verdict::exception, "boom from solve"});
+    out.push_back({b, "01_increment", "wrong_signature.cu", Verdict::wrong_signature, "solve(float*, int)"});
+    out.push_back({b, "01_increment", "bad_launch.cu", Verdict::cuda_error, "cudaErrorInvalidConfiguration"});
+    out.push_back({b, "02_vector_add", "writes_input.cu", Verdict::input_modified, "the input a changed"});
+  }
+  return out;
+}
+
+std::string misbehaving_name(const testing::TestParamInfo<Misbehaving>& info) {
+  std::string name = std::string(backend_name(info.param.backend)) + "_" + info.param.file;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+class Runner : public testing::TestWithParam<Misbehaving> {};
+
+TEST_P(Runner, MisbehaviourGetsItsVerdictAndTheParentCarriesOn) {
+  const auto& m = GetParam();
+  REQUIRE_BACKEND(m.backend, toolchain);
+  const Task& task = *find_task(m.exercise);
+  CheckOptions options = test_options();
+  options.timeout = std::chrono::seconds(2);
+  options.max_output_bytes = 64 << 10;
+  options.only_sizes = {1000};
+  auto r = check_exercise(task, *toolchain, source_dir / "tests" / "misbehaving" / m.file, options);
+  EXPECT_EQ(verdict_name(r.verdict), std::string(verdict_name(m.verdict))) << all_text(r);
+  EXPECT_NE(all_text(r).find(m.must_say), std::string::npos) << "the report should say \"" << m.must_say
+                                                             << "\"; it says:\n" << all_text(r);
+  // The same process checks a good submission right after.
+  auto good = check_exercise(task, *toolchain, source_dir / "solutions" / m.exercise / "kernel.cu", options);
+  EXPECT_EQ(good.verdict, Verdict::passed) << all_text(good);
+}
+
+INSTANTIATE_TEST_SUITE_P(Misbehaving, Runner, testing::ValuesIn(misbehaving_modules()), misbehaving_name);
+
 TEST(Backend, GpuRequestWithoutGpuIsASetUpErrorThatNamesTheSimulator) {
   std::string why;
   if (toolchain_for(Backend::gpu, why) != nullptr) GTEST_SKIP() << "a GPU is present; nothing to refuse";

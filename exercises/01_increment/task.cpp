@@ -56,6 +56,16 @@ class IncrementTask final : public Task {
     return {8.0 * static_cast<double>(c.dim("n")), 0.0};
   }
 
+  void cpu_solve(const Case& c, std::vector<Buffer>& buffers,
+                 [[maybe_unused]] int threads) const override {
+    const auto n = static_cast<std::int64_t>(c.dim("n"));
+    std::int32_t* data = buffers.at(0).i32().data();
+#pragma omp parallel for simd num_threads(cpu_threads(threads)) schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) data[i] += 1;
+  }
+
+  [[nodiscard]] std::string cpu_solve_name() const override { return cpu_loop_name("loop"); }
+
   [[nodiscard]] std::optional<std::string> diagnose(const Case& c,
                                                     const std::vector<Buffer>& inputs,
                                                     const Buffer& actual,

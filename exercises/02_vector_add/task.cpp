@@ -73,6 +73,18 @@ class VectorAddTask final : public Task {
     return {12.0 * n, n};
   }
 
+  void cpu_solve(const Case& c, std::vector<Buffer>& buffers,
+                 [[maybe_unused]] int threads) const override {
+    const auto n = static_cast<std::int64_t>(c.dim("n"));
+    const float* a = buffers.at(0).f32().data();
+    const float* b = buffers.at(1).f32().data();
+    float* out = buffers.at(2).f32().data();
+#pragma omp parallel for simd num_threads(cpu_threads(threads)) schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+  }
+
+  [[nodiscard]] std::string cpu_solve_name() const override { return cpu_loop_name("loop"); }
+
   [[nodiscard]] std::optional<std::string> diagnose(const Case& c,
                                                     const std::vector<Buffer>& inputs,
                                                     const Buffer& actual,

@@ -22,6 +22,7 @@ class NormalizeTask final : public Task {
     info_.name = "normalize";
     info_.summary = "y = x / ‖x‖₂ with a shared-memory block reduction";
     info_.pointers = PointerKind::device;
+    info_.requires_shared_memory = true;  // the block reduction goes through shared memory
     info_.signature.params = {
         {Param::Kind::buffer, "x", DType::f32, true},
         {Param::Kind::buffer, "y", DType::f32, false},
@@ -88,6 +89,22 @@ class NormalizeTask final : public Task {
   [[nodiscard]] Cost cost(const Case& c) const override {
     const auto n = static_cast<double>(c.dim("n"));
     return {12.0 * n, 3.0 * n};
+  }
+
+  // The sum of squares as 05_reduce sums (blocked_sum), then one division per element: the
+  // error budget of reference().
+  void cpu_solve(const Case& c, std::vector<Buffer>& buffers, int threads) const override {
+    const auto n = static_cast<std::int64_t>(c.dim("n"));
+    const auto x = buffers.at(0).f32();
+    const float norm = std::sqrt(blocked_sum(x, threads, block_sum_of_squares));
+    const float* in = x.data();
+    float* y = buffers.at(1).f32().data();
+#pragma omp parallel for simd num_threads(cpu_threads(threads)) schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) y[i] = in[i] / norm;
+  }
+
+  [[nodiscard]] std::string cpu_solve_name() const override {
+    return cpu_sum_name("float32 norm in blocks");
   }
 
   [[nodiscard]] std::optional<std::string> diagnose(const Case& c,

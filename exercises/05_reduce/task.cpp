@@ -76,6 +76,15 @@ class ReduceTask final : public Task {
     return {4.0 * n + 4.0, n};
   }
 
+  void cpu_solve(const Case& c, std::vector<Buffer>& buffers, int threads) const override {
+    const auto x = buffers.at(0).f32().first(dim_size(c, "n"));
+    buffers.at(1).f32()[0] = blocked_sum(x, threads, block_sum);
+  }
+
+  [[nodiscard]] std::string cpu_solve_name() const override {
+    return cpu_sum_name("float32 sum in blocks");
+  }
+
   [[nodiscard]] std::optional<std::string> diagnose(const Case& c,
                                                     const std::vector<Buffer>& inputs,
                                                     const Buffer& actual,

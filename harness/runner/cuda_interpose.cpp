@@ -1,8 +1,8 @@
 // Records what a submission does with the CUDA runtime while `solve` runs. The runner exports
 // these definitions (-rdynamic), so the dynamic linker binds the student module's references
 // to them ahead of libcudart; each forwards to the real entry point found with RTLD_NEXT.
-// Only the public allocation/copy API and the launch entry points are wrapped; per-kernel
-// timing comes from CUPTI in the measuring code.
+// Only the public allocation and copy API is wrapped: the API-level view of what the student
+// asked for, with host addresses. Kernel launches come from CUPTI (kernel_tracing_cupti.cpp).
 #include <dlfcn.h>
 
 #include <cuda_runtime_api.h>
@@ -71,17 +71,6 @@ void record_copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) 
   }
 }
 
-void record_launch(dim3 grid, dim3 block, size_t shared) {
-  auto& r = run_records();
-  if (r.recording) {
-    cudalab::runner::LaunchRecord l;
-    l.grid[0] = grid.x, l.grid[1] = grid.y, l.grid[2] = grid.z;
-    l.block[0] = block.x, l.block[1] = block.y, l.block[2] = block.z;
-    l.dynamic_shared_bytes = shared;
-    r.launches.push_back(l);
-  }
-}
-
 }  // namespace
 
 extern "C" {
@@ -128,32 +117,6 @@ cudaError_t CUDARTAPI cudaMemcpyAsync(void* dst, const void* src, size_t bytes, 
   cudaError_t err = fn(dst, src, bytes, kind, stream);
   if (err == cudaSuccess) record_copy(dst, src, bytes, kind);
   return err;
-}
-
-cudaError_t CUDARTAPI cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args,
-                                       size_t shared, cudaStream_t stream) {
-  static auto fn = real<cudaError_t (*)(const void*, dim3, dim3, void**, size_t, cudaStream_t)>(
-      "cudaLaunchKernel");
-  record_launch(grid, block, shared);
-  return fn(func, grid, block, args, shared, stream);
-}
-
-// What nvcc's generated code calls for `kernel<<<grid, block, shared, stream>>>(args)`
-// (declared in crt/device_functions.h).
-cudaError_t CUDARTAPI __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args,
-                                         size_t shared, cudaStream_t stream) {
-  static auto fn = real<cudaError_t (*)(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t)>(
-      "__cudaLaunchKernel");
-  record_launch(grid, block, shared);
-  return fn(kernel, grid, block, args, shared, stream);
-}
-
-cudaError_t CUDARTAPI __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block,
-                                              void** args, size_t shared, cudaStream_t stream) {
-  static auto fn = real<cudaError_t (*)(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t)>(
-      "__cudaLaunchKernel_ptsz");
-  record_launch(grid, block, shared);
-  return fn(kernel, grid, block, args, shared, stream);
 }
 
 }  // extern "C"

@@ -33,6 +33,7 @@ struct LaunchRecord {
   unsigned block[3] = {1, 1, 1};
   std::size_t dynamic_shared_bytes = 0;
   std::size_t static_shared_bytes = 0;
+  double duration_s = 0;       ///< on the device (GPU: CUPTI), 0 where unknown
 };
 
 struct RunRecords {

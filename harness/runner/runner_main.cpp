@@ -2,12 +2,16 @@
 // buffers the parent prepared to where `solve` expects them, calls it, and hands the buffers and
 // a result back. It never sees expected values: comparing happens in the parent. Compiled twice,
 // against the CUDA runtime (cudalab-runner-gpu) and against the simulator (cudalab-runner-sim).
+//
+// Modes (protocol.hpp): check (one call of solve), bench (timed calls over rotating input sets),
+// --probe (devices), --peak (device-to-device copy bandwidth).
 #include <dlfcn.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -18,6 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cudalab/timing.hpp"
+#include "kernel_tracing.hpp"
 #include "protocol.hpp"
 #include "records.hpp"
 
@@ -25,21 +31,42 @@ namespace {
 
 using nlohmann::json;
 using cudalab::runner::run_records;
+using Clock = std::chrono::steady_clock;
 
-struct BufferSlot {
+/// One buffer of one input set: where it lives in the shared file and, for device-pointer
+/// exercises, on the device.
+struct Slot {
   std::string name;
   std::size_t offset = 0;
   std::size_t bytes = 0;
   std::string role;
-  void* device = nullptr;  // device copy, for device-pointer exercises
+  void* device = nullptr;
+  void* pristine = nullptr;  ///< device copy of an inout buffer's input, restored before each bench sample
 };
 
+/// Thrown to end the run with a result (an error status) instead of the normal one.
+struct Stop {
+  json result;
+};
+
+json error_result(const std::string& status, const std::string& message) {
+  return json{{"status", status}, {"message", message}};
+}
+
+void check_cuda(cudaError_t err, const std::string& during) {
+  if (err != cudaSuccess) {
+    throw Stop{json{{"status", "cuda_error"},
+                    {"cuda_error", cudaGetErrorName(err)},
+                    {"message", std::string(cudaGetErrorString(err)) + " (" + during + ")"}}};
+  }
+}
+
 void write_result(const json& result) {
-  std::string text = result.dump();
+  const std::string text = result.dump();
   const char* p = text.data();
   std::size_t left = text.size();
   while (left > 0) {
-    ssize_t n = write(cudalab::protocol::result_fd, p, left);
+    const ssize_t n = write(cudalab::protocol::result_fd, p, left);
     if (n <= 0) break;
     p += n;
     left -= static_cast<std::size_t>(n);
@@ -47,42 +74,14 @@ void write_result(const json& result) {
   close(cudalab::protocol::result_fd);
 }
 
-json error_result(const std::string& status, const std::string& message) {
-  return json{{"status", status}, {"message", message}};
-}
-
-json cuda_error_result(cudaError_t err, const std::string& during) {
-  return json{{"status", "cuda_error"},
-              {"cuda_error", cudaGetErrorName(err)},
-              {"message", std::string(cudaGetErrorString(err)) + " (" + during + ")"}};
-}
-
-json records_json() {
-  const auto& r = run_records();
-  json allocations = json::array();
-  for (const auto& a : r.allocations) {
-    allocations.push_back({{"bytes", a.bytes}, {"host", a.host}, {"freed", a.freed}});
-  }
-  json copies = json::array();
-  for (const auto& c : r.copies) copies.push_back({{"kind", c.kind}, {"bytes", c.bytes}});
-  json launches = json::array();
-  for (const auto& l : r.launches) {
-    launches.push_back({{"kernel", l.kernel},
-                        {"grid", {l.grid[0], l.grid[1], l.grid[2]}},
-                        {"block", {l.block[0], l.block[1], l.block[2]}},
-                        {"dynamic_shared_bytes", l.dynamic_shared_bytes},
-                        {"static_shared_bytes", l.static_shared_bytes}});
-  }
-  return json{{"allocations", allocations}, {"copies", copies}, {"launches", launches}};
-}
-
 // Calls `fn` with arguments whose kinds are known only at run time. All contract parameters are
 // pointers or ints, so the recursion instantiates at most 2^6 call shapes.
 using Arg = std::intptr_t;
+using Args = std::vector<std::pair<bool, Arg>>;
 constexpr std::size_t max_args = 6;
 
 template <typename... Ts>
-void call_solve(void* fn, const std::vector<std::pair<bool, Arg>>& args, Ts... done) {
+void call_solve(void* fn, const Args& args, Ts... done) {
   constexpr std::size_t have = sizeof...(Ts);
   if (have == args.size()) {
     reinterpret_cast<void (*)(Ts...)>(fn)(done...);
@@ -98,122 +97,352 @@ void call_solve(void* fn, const std::vector<std::pair<bool, Arg>>& args, Ts... d
   }
 }
 
+/// Calls solve, turning an exception into a Stop with the exception's message.
+void guarded_solve(void* solve, const Args& args) {
+  try {
+    call_solve(solve, args);
+  } catch (const std::exception& e) {
+    throw Stop{error_result("exception", e.what())};
+  } catch (...) {
+    throw Stop{error_result("exception", "solve threw something that is not a std::exception")};
+  }
+}
+
 int probe() {
   int count = 0;
-  cudaError_t err = cudaGetDeviceCount(&count);
+  const cudaError_t err = cudaGetDeviceCount(&count);
   json out{{"count", err == cudaSuccess ? count : 0}};
   if (err != cudaSuccess) out["error"] = std::string(cudaGetErrorString(err));
   json devices = json::array();
   for (int i = 0; err == cudaSuccess && i < count; ++i) {
     cudaDeviceProp prop{};
     if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) continue;
+    int clock_khz = 0, l2_bytes = 0;
+    (void)cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, i);
+    (void)cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, i);
+    char uuid[64];
+    std::string uuid_text;
+    for (unsigned char c : prop.uuid.bytes) {
+      std::snprintf(uuid, sizeof uuid, "%02x", c);
+      uuid_text += uuid;
+    }
     devices.push_back({{"name", prop.name},
+                       {"uuid", uuid_text},
                        {"compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
                        {"sm_count", prop.multiProcessorCount},
+                       {"clock_khz", clock_khz},
+                       {"l2_bytes", l2_bytes},
                        {"memory_bytes", prop.totalGlobalMem}});
   }
+  int driver = 0, runtime = 0;
+  (void)cudaDriverGetVersion(&driver);
+  (void)cudaRuntimeGetVersion(&runtime);
+  out["driver_version"] = driver;
+  out["runtime_version"] = runtime;
   out["devices"] = devices;
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }
 
-json run(const json& spec) {
-  const std::size_t total = spec.at("total_bytes").get<std::size_t>();
-  auto* base = static_cast<std::byte*>(
-      mmap(nullptr, total == 0 ? 1 : total, PROT_READ | PROT_WRITE, MAP_SHARED, cudalab::protocol::buffers_fd, 0));
-  if (base == MAP_FAILED) return error_result("runner_error", "cannot map the buffers");
-
-  void* module = dlopen(spec.at("module").get<std::string>().c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (module == nullptr) return error_result("load_error", dlerror());
-  const auto symbol = spec.at("symbol").get<std::string>();
-  void* solve = dlsym(module, symbol.c_str());
-  if (solve == nullptr) return error_result("missing_symbol", "no function " + symbol + " in the module");
-
-  // Create the context now, so that its cost and its failures are not blamed on `solve`.
-  int devices = 0;
-  if (cudaError_t err = cudaGetDeviceCount(&devices); err != cudaSuccess || devices == 0) {
-    return error_result("no_device", err == cudaSuccess ? "no CUDA device is visible" : cudaGetErrorString(err));
+/// Device-to-device copy bandwidth, bytes read plus bytes written per second: the ceiling that
+/// memory-bound kernels are measured against.
+int peak() {
+  constexpr std::size_t bytes = std::size_t{1} << 30;
+  void* a = nullptr;
+  void* b = nullptr;
+  if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess) {
+    std::printf("{\"error\": \"cannot allocate 2 GiB\"}\n");
+    return 1;
   }
-  if (cudaError_t err = cudaFree(nullptr); err != cudaSuccess) return cuda_error_result(err, "creating the context");
-
-  const bool device_pointers = spec.at("pointers") == "device";
-  std::vector<BufferSlot> slots;
-  for (const auto& b : spec.at("buffers")) {
-    slots.push_back({b.at("name"), b.at("offset"), b.at("bytes"), b.at("role"), nullptr});
+  cudaMemset(a, 1, bytes);
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  cudalab::SamplingPolicy policy;
+  policy.min_samples = 20;
+  policy.time_cap_s = 5;
+  cudalab::Sampler sampler(policy);
+  while (sampler.want_more()) {
+    cudaEventRecord(start);
+    cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
+    cudaEventRecord(stop);
+    cudaEventSynchronize(stop);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    sampler.add(ms * 1e-3);
   }
-  if (device_pointers) {
-    for (auto& s : slots) {
-      if (cudaError_t err = cudaMalloc(&s.device, s.bytes == 0 ? 1 : s.bytes); err != cudaSuccess) {
-        return cuda_error_result(err, "allocating " + s.name);
-      }
-      if (cudaError_t err = cudaMemcpy(s.device, base + s.offset, s.bytes, cudaMemcpyHostToDevice); err != cudaSuccess) {
-        return cuda_error_result(err, "copying " + s.name + " to the device");
-      }
-    }
-  }
-
-  std::vector<std::pair<bool, Arg>> args;
-  for (const auto& a : spec.at("args")) {
-    if (a.contains("buffer")) {
-      const auto& s = slots.at(a.at("buffer").get<std::size_t>());
-      void* p = device_pointers ? s.device : static_cast<void*>(base + s.offset);
-      args.emplace_back(true, reinterpret_cast<Arg>(p));
-    } else {
-      args.emplace_back(false, a.at("int").get<Arg>());
-    }
-  }
-  if (args.size() > max_args) return error_result("runner_error", "too many parameters");
-
-  // Reset the sticky state before the call so that errors are the submission's.
-  (void)cudaGetLastError();
-  run_records().recording = true;
-  const auto start = std::chrono::steady_clock::now();
-  json result{{"status", "ok"}};
-  try {
-    call_solve(solve, args);
-  } catch (const std::exception& e) {
-    result = error_result("exception", e.what());
-  } catch (...) {
-    result = error_result("exception", "solve threw something that is not a std::exception");
-  }
-  const cudaError_t sync_err = cudaDeviceSynchronize();
-  const cudaError_t last_err = cudaGetLastError();
-  const auto stop = std::chrono::steady_clock::now();
-  run_records().recording = false;
-  result["solve_ms"] = std::chrono::duration<double, std::milli>(stop - start).count();
-  result["records"] = records_json();
-  if (result["status"] != "ok") return result;
-
-  const cudaError_t err = sync_err != cudaSuccess ? sync_err : last_err;
-  if (err != cudaSuccess) {
-    json r = cuda_error_result(err, "after solve returned: a launch or a kernel failed");
-    r["solve_ms"] = result["solve_ms"];
-    r["records"] = result["records"];
-    return r;
-  }
-  if (device_pointers) {
-    // Inputs come back too: the parent checks that they were left unchanged.
-    for (auto& s : slots) {
-      if (cudaError_t e = cudaMemcpy(base + s.offset, s.device, s.bytes, cudaMemcpyDeviceToHost); e != cudaSuccess) {
-        return cuda_error_result(e, "copying " + s.name + " back to the host");
-      }
-      (void)cudaFree(s.device);
-    }
-  }
-  return result;
+  const auto s = sampler.summary();
+  std::printf("%s\n", json{{"copy_bytes", bytes}, {"median_s", s.median}, {"samples", s.n},
+                           {"bandwidth_gbs", 2.0 * static_cast<double>(bytes) / s.median / 1e9}}
+                          .dump()
+                          .c_str());
+  return 0;
 }
+
+json records_json(const std::vector<std::vector<Slot>>& sets, const std::byte* base) {
+  const auto& r = run_records();
+  json allocations = json::array();
+  for (const auto& a : r.allocations) {
+    allocations.push_back({{"bytes", a.bytes}, {"host", a.host}, {"freed", a.freed}});
+  }
+  // Name the host buffer of each copy, so that the parent can say "b was copied back".
+  auto host_buffer = [&](std::uintptr_t address) -> std::string {
+    for (const auto& s : sets.front()) {
+      const auto begin = reinterpret_cast<std::uintptr_t>(base + s.offset);
+      if (address >= begin && address < begin + std::max<std::size_t>(s.bytes, 1)) return s.name;
+    }
+    return "";
+  };
+  json copies = json::array();
+  for (const auto& c : r.copies) {
+    copies.push_back({{"kind", c.kind},
+                      {"bytes", c.bytes},
+                      {"to_host_buffer", host_buffer(c.dst)},
+                      {"from_host_buffer", host_buffer(c.src)}});
+  }
+  json launches = json::array();
+  for (const auto& l : r.launches) {
+    launches.push_back({{"kernel", l.kernel},
+                        {"grid", {l.grid[0], l.grid[1], l.grid[2]}},
+                        {"block", {l.block[0], l.block[1], l.block[2]}},
+                        {"dynamic_shared_bytes", l.dynamic_shared_bytes},
+                        {"static_shared_bytes", l.static_shared_bytes},
+                        {"duration_s", l.duration_s}});
+  }
+  return json{{"allocations", allocations}, {"copies", copies}, {"launches", launches}};
+}
+
+class Run {
+ public:
+  explicit Run(const json& spec) : spec_(spec) {}
+
+  json execute() {
+    map_buffers();
+    load_module();
+    // Create the context now, so that its cost and its failures are not blamed on `solve`.
+    int devices = 0;
+    if (cudaError_t err = cudaGetDeviceCount(&devices); err != cudaSuccess || devices == 0) {
+      throw Stop{error_result("no_device", err == cudaSuccess ? "no CUDA device is visible" : cudaGetErrorString(err))};
+    }
+    check_cuda(cudaFree(nullptr), "creating the context");
+    device_pointers_ = spec_.at("pointers") == "device";
+    if (device_pointers_) upload();
+    (void)cudaGetLastError();  // the sticky state before the call is not the submission's
+    json result = spec_.value("mode", "check") == "bench" ? bench() : check();
+    result["records"] = records_json(sets_, base_);
+    result["launches_recorded"] = cudalab::runner::kernel_tracing_available();
+    if (device_pointers_) download();
+    return result;
+  }
+
+ private:
+  void map_buffers() {
+    const std::size_t total = spec_.at("total_bytes").get<std::size_t>();
+    void* p = mmap(nullptr, std::max<std::size_t>(total, 1), PROT_READ | PROT_WRITE, MAP_SHARED,
+                   cudalab::protocol::buffers_fd, 0);
+    if (p == MAP_FAILED) throw Stop{error_result("runner_error", "cannot map the buffers")};
+    base_ = static_cast<std::byte*>(p);
+    for (const auto& set : spec_.at("sets")) {
+      std::vector<Slot> slots;
+      for (const auto& b : set) slots.push_back({b.at("name"), b.at("offset"), b.at("bytes"), b.at("role")});
+      sets_.push_back(std::move(slots));
+    }
+  }
+
+  void load_module() {
+    void* module = dlopen(spec_.at("module").get<std::string>().c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (module == nullptr) throw Stop{error_result("load_error", dlerror())};
+    const auto symbol = spec_.at("symbol").get<std::string>();
+    solve_ = dlsym(module, symbol.c_str());
+    if (solve_ == nullptr) throw Stop{error_result("missing_symbol", "no function " + symbol + " in the module")};
+  }
+
+  void upload() {
+    for (auto& set : sets_) {
+      for (auto& s : set) {
+        check_cuda(cudaMalloc(&s.device, std::max<std::size_t>(s.bytes, 1)), "allocating " + s.name);
+        check_cuda(cudaMemcpy(s.device, base_ + s.offset, s.bytes, cudaMemcpyHostToDevice),
+                   "copying " + s.name + " to the device");
+        if (s.role == "inout" && sets_.size() > 1) {
+          check_cuda(cudaMalloc(&s.pristine, std::max<std::size_t>(s.bytes, 1)), "allocating " + s.name);
+          check_cuda(cudaMemcpy(s.pristine, s.device, s.bytes, cudaMemcpyDeviceToDevice), "copying " + s.name);
+        }
+      }
+    }
+  }
+
+  // Inputs come back too: the parent checks that they were left unchanged.
+  void download() {
+    for (auto& set : sets_) {
+      for (auto& s : set) {
+        check_cuda(cudaMemcpy(base_ + s.offset, s.device, s.bytes, cudaMemcpyDeviceToHost),
+                   "copying " + s.name + " back to the host");
+      }
+    }
+  }
+
+  Args args_for(std::size_t set) const {
+    Args args;
+    for (const auto& a : spec_.at("args")) {
+      if (a.contains("buffer")) {
+        const Slot& s = sets_.at(set).at(a.at("buffer").get<std::size_t>());
+        void* p = device_pointers_ ? s.device : static_cast<void*>(base_ + s.offset);
+        args.emplace_back(true, reinterpret_cast<Arg>(p));
+      } else {
+        args.emplace_back(false, a.at("int").get<Arg>());
+      }
+    }
+    if (args.size() > max_args) throw Stop{error_result("runner_error", "too many parameters")};
+    return args;
+  }
+
+  /// After solve: wait for the whole device, then report the first error.
+  static void check_after_solve() {
+    const cudaError_t sync_err = cudaDeviceSynchronize();
+    const cudaError_t last_err = cudaGetLastError();
+    check_cuda(sync_err != cudaSuccess ? sync_err : last_err, "after solve returned: a launch or a kernel failed");
+  }
+
+  json check() {
+    const Args args = args_for(0);
+    run_records().recording = true;
+    cudalab::runner::start_kernel_tracing();
+    const auto start = Clock::now();
+    json failure;
+    try {
+      guarded_solve(solve_, args);
+      check_after_solve();
+    } catch (Stop& stop) {
+      failure = std::move(stop.result);
+    }
+    const auto stop = Clock::now();
+    (void)cudalab::runner::stop_kernel_tracing();
+    run_records().recording = false;
+    json result = failure.is_null() ? json{{"status", "ok"}} : failure;
+    result["solve_ms"] = std::chrono::duration<double, std::milli>(stop - start).count();
+    if (!failure.is_null()) {
+      result["records"] = records_json(sets_, base_);
+      throw Stop{result};
+    }
+    return result;
+  }
+
+  /// Restores in-place buffers of `set` to their input, outside the timed region.
+  void restore_inputs(std::size_t set, const std::vector<std::vector<std::byte>>& host_pristine) {
+    for (std::size_t b = 0; b < sets_[set].size(); ++b) {
+      Slot& s = sets_[set][b];
+      if (s.role != "inout") continue;
+      if (device_pointers_) {
+        if (s.pristine != nullptr) check_cuda(cudaMemcpy(s.device, s.pristine, s.bytes, cudaMemcpyDeviceToDevice), "restoring");
+      } else {
+        std::memcpy(base_ + s.offset, host_pristine[set * sets_[set].size() + b].data(), s.bytes);
+      }
+    }
+  }
+
+  json bench() {
+    const json& p = spec_.at("policy");
+    cudalab::SamplingPolicy policy;
+    policy.warmup_runs = p.value("warmup_runs", policy.warmup_runs);
+    policy.min_samples = p.value("min_samples", policy.min_samples);
+    policy.min_time_s = p.value("min_time_s", policy.min_time_s);
+    policy.noise_target = p.value("noise_target", policy.noise_target);
+    policy.time_cap_s = p.value("time_cap_s", policy.time_cap_s);
+    policy.max_samples = p.value("max_samples", policy.max_samples);
+
+    // The L2 is flushed before every sample by writing a buffer twice its size.
+    int l2_bytes = 0;
+    (void)cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, 0);
+    const std::size_t flush_bytes = 2 * static_cast<std::size_t>(std::max(l2_bytes, 1 << 20));
+    void* flush = nullptr;
+    check_cuda(cudaMalloc(&flush, flush_bytes), "allocating the L2 flush buffer");
+    cudaEvent_t start_event, stop_event;
+    check_cuda(cudaEventCreate(&start_event), "creating events");
+    check_cuda(cudaEventCreate(&stop_event), "creating events");
+
+    std::vector<std::vector<std::byte>> host_pristine;  // inputs of in-place host buffers, per set
+    for (const auto& set : sets_) {
+      for (const auto& s : set) {
+        host_pristine.emplace_back(s.role == "inout" ? std::vector<std::byte>(base_ + s.offset, base_ + s.offset + s.bytes)
+                                                     : std::vector<std::byte>());
+      }
+    }
+    std::vector<Args> args;
+    for (std::size_t set = 0; set < sets_.size(); ++set) args.push_back(args_for(set));
+
+    cudalab::Sampler sampler(policy);
+    json samples = json::array();
+    json kernel_samples = json::array();
+    bool recorded_one_call = false;
+    for (std::size_t i = 0; sampler.want_more(); ++i) {
+      const std::size_t set = i % sets_.size();
+      restore_inputs(set, host_pristine);
+      (void)cudaCtxResetPersistingL2Cache();
+      check_cuda(cudaMemsetAsync(flush, static_cast<int>(i & 0xff), flush_bytes), "flushing the L2");
+      check_cuda(cudaDeviceSynchronize(), "flushing the L2");
+      const bool warmup = sampler.warming_up();
+      // Records are kept for the first measured call only: one solve's launches and copies.
+      run_records().recording = !warmup && !recorded_one_call;
+      cudalab::runner::start_kernel_tracing();
+      double seconds = 0;
+      if (device_pointers_) {
+        check_cuda(cudaEventRecord(start_event), "recording an event");
+        guarded_solve(solve_, args[set]);
+        check_cuda(cudaEventRecord(stop_event), "recording an event");
+        check_after_solve();  // the whole device: work on other streams counts
+        float ms = 0;
+        check_cuda(cudaEventElapsedTime(&ms, start_event, stop_event), "reading an event");
+        seconds = ms * 1e-3;
+      } else {
+        const auto t0 = Clock::now();
+        guarded_solve(solve_, args[set]);
+        check_after_solve();
+        seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+      }
+      const std::size_t before = run_records().launches.size();
+      const double kernel_seconds = cudalab::runner::stop_kernel_tracing();
+      if (!run_records().recording) run_records().launches.resize(before);
+      recorded_one_call = recorded_one_call || run_records().recording;
+      run_records().recording = false;
+      if (!warmup) {
+        samples.push_back(seconds);
+        kernel_samples.push_back(kernel_seconds);
+      }
+      sampler.add(seconds);
+    }
+    // Every set's last result stays in place (download() brings it back): the parent re-checks
+    // them all, so a kernel that is fast because it is wrong on some inputs is caught.
+    (void)cudaFree(flush);
+    return json{{"status", "ok"},
+                {"samples_s", samples},
+                {"kernel_samples_s", kernel_samples},
+                {"stop", cudalab::stop_reason_name(sampler.stop_reason())}};
+  }
+
+  const json& spec_;
+  std::byte* base_ = nullptr;
+  std::vector<std::vector<Slot>> sets_;
+  void* solve_ = nullptr;
+  bool device_pointers_ = false;
+};
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--probe") == 0) return probe();
+  if (argc == 2 && std::strcmp(argv[1], "--peak") == 0) return peak();
   if (argc != 3 || std::strcmp(argv[1], "--spec") != 0) {
-    std::fprintf(stderr, "usage: %s --spec JSON | --probe\n(started by cudalab; not meant to be run by hand)\n", argv[0]);
+    std::fprintf(stderr, "usage: %s --spec JSON | --probe | --peak\n(started by cudalab; not meant to be run by hand)\n",
+                 argv[0]);
     return 2;
   }
   json result;
   try {
-    result = run(json::parse(argv[2]));
+    const json spec = json::parse(argv[2]);
+    Run run(spec);
+    result = run.execute();
+  } catch (Stop& stop) {
+    result = std::move(stop.result);
   } catch (const std::exception& e) {
     result = error_result("runner_error", e.what());
   }

@@ -124,6 +124,11 @@ Grid make_grid(const BenchResults& results) {
       g.notes.push_back(fmt::format("{}: below the minimum of {} samples and {} s measured", what,
                                     results.policy.min_samples, results.policy.min_time_s));
     }
+    if (m.kernel_median_s) {
+      g.notes.push_back(fmt::format("{}: end to end, copies included; the kernels alone take {} per call", what,
+                                    format_seconds(*m.kernel_median_s)));
+    }
+    for (const auto& note : m.notes) g.notes.push_back(fmt::format("{}: {}", what, note));
     if (s.outliers > 0) {
       g.notes.push_back(fmt::format("{}: {} of {} samples slower than median + 3·IQR (kept; the median discounts them)",
                                     what, s.outliers, s.n));
@@ -288,6 +293,8 @@ json bench_report_json(const BenchResults& results) {
           {"fp32_gflop_per_s", m.peaks.fp32_gflops > 0 ? json(m.peaks.fp32_gflops) : json(nullptr)},
           {"source", m.peaks.source}}},
         {"baselines", baselines},
+        {"kernel_median_s", m.kernel_median_s ? json(*m.kernel_median_s) : json(nullptr)},
+        {"notes", m.notes},
     });
   }
   doc["measurements"] = std::move(measurements);

@@ -151,6 +151,7 @@ const char* verdict_name(Verdict v) {
     case Verdict::wrong_output: return "wrong_output";
     case Verdict::input_modified: return "input_modified";
     case Verdict::device_leak: return "device_leak";
+    case Verdict::requirement_unmet: return "requirement_unmet";
     case Verdict::not_implemented: return "not_implemented";
     case Verdict::exception: return "exception";
     case Verdict::cuda_error: return "cuda_error";
@@ -172,6 +173,7 @@ const char* verdict_title(Verdict v) {
     case Verdict::wrong_output: return "wrong output";
     case Verdict::input_modified: return "input modified";
     case Verdict::device_leak: return "device memory leaked";
+    case Verdict::requirement_unmet: return "requirement not met";
     case Verdict::not_implemented: return "not implemented";
     case Verdict::exception: return "exception";
     case Verdict::cuda_error: return "CUDA error";
@@ -255,6 +257,71 @@ std::vector<std::string> describe_mismatches(const OutputComparison& cmp, const 
                                 m.untouched ? " (never written)" : ""));
   }
   return lines;
+}
+
+std::vector<std::string> requirement_failures(const TaskInfo& info, const std::vector<Buffer>& buffers,
+                                              const nlohmann::json& records, bool launches_recorded) {
+  std::vector<std::string> failures;
+  const auto launches = records.value("launches", nlohmann::json::array());
+  if (launches_recorded && launches.empty()) {
+    failures.push_back(info.pointers == PointerKind::host
+                           ? "no kernel ran on the GPU: the result was computed on the host; launch a kernel that "
+                             "computes it on the device"
+                           : "no kernel ran on the GPU: solve must launch a kernel");
+    return failures;
+  }
+  if (launches_recorded && info.requires_shared_memory) {
+    bool any_shared = false;
+    for (const auto& l : launches) {
+      any_shared = any_shared || l.value("static_shared_bytes", 0) + l.value("dynamic_shared_bytes", 0) > 0;
+    }
+    if (!any_shared) {
+      failures.push_back(fmt::format("{} must use shared memory, and none of its {} launch{} did ({})", info.id,
+                                     launches.size(), launches.size() == 1 ? "" : "es", describe_launches(records)));
+    }
+  }
+  if (info.pointers != PointerKind::host) return failures;
+  // Host-pointer exercises teach transfers: each input goes in once, each output comes out once.
+  for (const auto& b : buffers) {
+    std::size_t in = 0, out = 0;
+    for (const auto& c : records.value("copies", nlohmann::json::array())) {
+      if (c.value("from_host_buffer", "") == b.name) ++in;
+      if (c.value("to_host_buffer", "") == b.name) ++out;
+    }
+    const bool needs_in = b.role != Role::output;
+    const bool needs_out = b.role != Role::input;
+    if (!needs_out && out > 0) {
+      failures.push_back(fmt::format("{} was copied back to the host but never changed: copy back only the result",
+                                     b.name));
+    }
+    if (!needs_in && in > 0) {
+      failures.push_back(fmt::format("{} was copied to the device, but solve only writes it: allocate it on the device "
+                                     "without copying it in",
+                                     b.name));
+    }
+    if (needs_in && in > 1) failures.push_back(fmt::format("{} was copied to the device {} times; once is enough", b.name, in));
+    if (needs_out && out > 1) failures.push_back(fmt::format("{} was copied back {} times; once is enough", b.name, out));
+  }
+  return failures;
+}
+
+std::string describe_launches(const nlohmann::json& records) {
+  const auto launches = records.value("launches", nlohmann::json::array());
+  if (launches.empty()) return "no launches";
+  std::string out = fmt::format("{} launch{}: ", launches.size(), launches.size() == 1 ? "" : "es");
+  constexpr std::size_t shown = 3;
+  for (std::size_t i = 0; i < launches.size() && i < shown; ++i) {
+    const auto& l = launches[i];
+    const auto g = l.value("grid", std::vector<unsigned>{1, 1, 1});
+    const auto b = l.value("block", std::vector<unsigned>{1, 1, 1});
+    std::string name = l.value("kernel", "");
+    name = name.substr(0, name.find('('));  // CUPTI's names carry the parameter list
+    out += fmt::format("{}{}<<<({},{},{}), ({},{},{})>>> {} B shared", i == 0 ? "" : ", ", name.empty() ? "kernel" : name,
+                       g.at(0), g.at(1), g.at(2), b.at(0), b.at(1), b.at(2),
+                       l.value("static_shared_bytes", 0) + l.value("dynamic_shared_bytes", 0));
+  }
+  if (launches.size() > shown) out += fmt::format(", … ({} more)", launches.size() - shown);
+  return out;
 }
 
 std::optional<std::string> size_pattern_hint(const std::vector<CaseOutcome>& outcomes) {

@@ -90,7 +90,7 @@ json make_spec(const Task& task, const fs::path& module, const Case& c, const st
                         {"bytes", buffers[i].bytes.size()},
                         {"role", role_name(buffers[i].role)}});
   }
-  spec["buffers"] = jbuffers;
+  spec["sets"] = json::array({jbuffers});
   json args = json::array();
   std::size_t next_buffer = 0;
   for (const auto& p : info.signature.params) {
@@ -191,6 +191,12 @@ void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& o
       return;
     }
   }
+  if (auto unmet = requirement_failures(task.info(), originals, r.records, r.launches_recorded); !unmet.empty()) {
+    r.verdict = Verdict::requirement_unmet;
+    r.message = fmt::format("right output at {}, but {}", c.label(), unmet.front());
+    r.hints.insert(r.hints.end(), unmet.begin() + 1, unmet.end());
+    return;
+  }
   r.verdict = Verdict::passed;
   r.message = "passed";
 }
@@ -281,6 +287,7 @@ CaseResult run_case(const Task& task, const Toolchain& toolchain, const fs::path
   }
   r.solve_ms = result.value("solve_ms", 0.0);
   r.records = result.value("records", json::object());
+  r.launches_recorded = result.value("launches_recorded", false);
   if (p.output_bytes > 0) {
     r.details.emplace_back("the program printed:");
     r.details.insert(r.details.end(), shown_output.begin(), shown_output.end());

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cudalab/task.hpp"
 
 namespace cudalab {
@@ -17,6 +19,7 @@ enum class Verdict {
   wrong_output,     ///< ran, but the output differs from the reference
   input_modified,   ///< an input buffer changed
   device_leak,      ///< host-pointer exercise left device memory allocated
+  requirement_unmet,  ///< right output, but not as the exercise demands (no kernel, no shared memory, extra copies)
   not_implemented,  ///< the skeleton's "not implemented yet" exception
   exception,        ///< solve threw
   cuda_error,       ///< a CUDA call, launch or kernel failed
@@ -75,6 +78,18 @@ std::vector<std::string> modified_inputs(const std::vector<Buffer>& original,
 /// One line per mismatch for reports: "c[256]: expected 3.25, got NaN (never written)", with
 /// (row, col) for 2D buffers.
 std::vector<std::string> describe_mismatches(const OutputComparison& cmp, const Buffer& actual);
+
+/// What the launch and copy records say is missing or unnecessary, one sentence each: "no kernel
+/// ran on the GPU", "03_matmul must use shared memory: ...", "b was copied back to the host but
+/// never changed". `buffers` are the case's buffers (names and roles); `records` is the runner's
+/// records JSON; `launches_recorded` is false where launches could not be traced (then no launch
+/// rule applies).
+std::vector<std::string> requirement_failures(const TaskInfo& info, const std::vector<Buffer>& buffers,
+                                              const nlohmann::json& records, bool launches_recorded);
+
+/// A one-line summary of the launches for reports: "2 launches: sum_of_squares<<<(132,1,1), (256,1,1)>>>
+/// 1024 B shared, ...".
+std::string describe_launches(const nlohmann::json& records);
 
 /// A case's dimensions and whether it passed, for hints across sizes.
 struct CaseOutcome {

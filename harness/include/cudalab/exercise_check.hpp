@@ -34,6 +34,7 @@ struct CaseResult {
   std::vector<std::string> hints;    ///< what the mistake looks like
   double solve_ms = 0;               ///< wall time of solve in the runner (not a benchmark)
   nlohmann::json records;            ///< launches, copies, allocations
+  bool launches_recorded = false;    ///< false where kernel launches could not be traced
 };
 
 /// One exercise's outcome.

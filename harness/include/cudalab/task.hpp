@@ -111,6 +111,7 @@ struct TaskInfo {
   std::string summary;   ///< one line for `cudalab list`
   PointerKind pointers = PointerKind::device;
   Signature signature;
+  bool requires_shared_memory = false;  ///< some launch of `solve` must use shared memory
 };
 
 /// Random source for input generation, seeded per run and per case so that `--seed` reproduces.
@@ -136,6 +137,12 @@ class Task {
   [[nodiscard]] virtual std::vector<Expected> reference(const Case& c,
                                                         const std::vector<Buffer>& inputs) const = 0;
   [[nodiscard]] virtual Cost cost(const Case& c) const = 0;
+  /// The CPU implementation a user would otherwise run, the speedup baseline: float32, optimised
+  /// and vectorised (a BLAS where one exists), on `threads` host threads. Fills the output and
+  /// inout buffers of `buffers` (laid out as make_buffers returns them) in place.
+  virtual void cpu_solve(const Case& c, std::vector<Buffer>& buffers, int threads) const = 0;
+  /// What cpu_solve is, for reports: "OpenBLAS sgemm", "OpenMP + SIMD loop".
+  [[nodiscard]] virtual std::string cpu_solve_name() const = 0;
   /// An exercise-specific explanation of a wrong output ("your sum equals the sum of the first
   /// 256 elements: ..."), or nothing when no known mistake matches.
   [[nodiscard]] virtual std::optional<std::string> diagnose(const Case& c,

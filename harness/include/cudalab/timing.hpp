@@ -194,6 +194,10 @@ struct Measurement {
   Peaks peaks;
   Throughput throughput;  ///< compute_throughput(cost, summary.median, peaks)
   std::vector<Baseline> baselines;
+  /// For host-pointer exercises, where the median is end to end (copies included): the median of
+  /// the summed kernel time per call, from the launch records.
+  std::optional<double> kernel_median_s;
+  std::vector<std::string> notes;  ///< what else the run showed: unnecessary copies, the launches
 
   /// speedup(b.median_s, summary.median) for the baseline named `name`; nothing if absent.
   [[nodiscard]] std::optional<double> speedup_over(const std::string& name) const;

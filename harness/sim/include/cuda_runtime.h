@@ -111,8 +111,13 @@ typedef struct CUevent_st* cudaEvent_t;
 #define cudaStreamPerThread ((cudaStream_t)0x2)
 
 /// The simulated device's properties (a subset of CUDA's fields, same names and types).
+struct cudaUUID_t {
+  char bytes[16];
+};
+
 struct cudaDeviceProp {
   char name[256];
+  cudaUUID_t uuid;  ///< all zero: one simulated device
   size_t totalGlobalMem;
   size_t sharedMemPerBlock;
   int regsPerBlock;
@@ -199,6 +204,8 @@ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int dev
 cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig);
 cudaError_t cudaRuntimeGetVersion(int* runtimeVersion);
 cudaError_t cudaDriverGetVersion(int* driverVersion);
+/// The simulator has no L2 to reset; succeeds, as on a GPU without persisting lines.
+cudaError_t cudaCtxResetPersistingL2Cache();
 
 cudaError_t cudaStreamCreate(cudaStream_t* pStream);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags);

@@ -542,6 +542,8 @@ cudaError_t cudaRuntimeGetVersion(int* v) {
 }
 cudaError_t cudaDriverGetVersion(int* v) { return cudaRuntimeGetVersion(v); }
 
+cudaError_t cudaCtxResetPersistingL2Cache() { return cudaSuccess; }
+
 cudaError_t cudaStreamCreate(cudaStream_t* pStream) {
   return cudaStreamCreateWithFlags(pStream, cudaStreamDefault);
 }

@@ -7,6 +7,7 @@
 #                                      build/device/lib, so the folder can travel (carry build/device)
 #   scripts/device.sh test [ARGS...]   there: run the test suite (ctest ARGS) and the main job,
 #                                      logs into $OUT
+#   scripts/device.sh run CMD...       there: run CMD with the same set-up (paths, libraries)
 #
 # The build folder holds absolute paths of this checkout (/work/main); on the device the script
 # points that path at its copy of the tree, so ctest and the compiled-in paths work unchanged.
@@ -36,7 +37,8 @@ case "${1:-}" in
     bundle_libs
     du -sh build/device
     ;;
-  test)
+  test|run)
+    mode=$1
     shift
     if [ "$here" != "$build_root" ]; then
       mkdir -p "$(dirname "$build_root")"
@@ -47,6 +49,9 @@ case "${1:-}" in
     export CUDALAB_CACHE_DIR=/tmp/cudalab-cache
     out=${OUT:-/tmp/out}
     mkdir -p "$out"
+    if [ "$mode" = run ]; then
+      exec "$@"
+    fi
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
     cli=./build/device/bin/cudalab
     {
@@ -61,7 +66,7 @@ case "${1:-}" in
     ctest --test-dir build/device --output-on-failure -j 4 "$@" 2>&1 | tee "$out/ctest.txt"
     ;;
   *)
-    sed -n '2,14p' "$0"
+    sed -n '2,16p' "$0"
     exit 2
     ;;
 esac

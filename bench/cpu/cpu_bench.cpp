@@ -19,8 +19,10 @@
 //                           once, Task::cost) per second of real time,
 //       "FLOP/s":           the cost model's floating-point operations per second (absent for
 //                           01_increment, whose adds are integer),
-//       "threads_used":     the thread count passed to cpu_solve (the benchmark itself runs on
-//                           one caller thread; the OpenMP or OpenBLAS threads are inside).
+//       "threads_used":     the thread count passed to cpu_solve; Google Benchmark's own
+//                           "threads" is always 1 (one caller; OpenMP or OpenBLAS threads inside).
+//   Debian's libbenchmark reports "library_build_type": "debug" (and warns so); that is the
+//   library's own bookkeeping, not the code measured, which is built with -O3.
 //   With --benchmark_repetitions=R each entry is repeated, followed by "_mean", "_median",
 //   "_stddev" and "_cv" aggregates ("run_type": "aggregate").
 #include <benchmark/benchmark.h>

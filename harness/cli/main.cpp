@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cudalab/bench_report.hpp"
+#include "cudalab/exercise_bench.hpp"
 #include "cudalab/exercise_check.hpp"
 #include "cudalab/paths.hpp"
 #include "cudalab/registry.hpp"
@@ -108,6 +110,118 @@ fs::path exercise_source(const Task& task, bool solution) {
   return project_root() / (solution ? "solutions" : "exercises") / task.info().id / "kernel.cu";
 }
 
+struct BenchArgs {
+  std::vector<std::string> exercises;
+  bool all = false;
+  std::string file;
+  bool solution = false;
+  std::uint64_t seed = 1;
+  std::vector<std::int64_t> sizes;
+  bool json = false, csv = false, markdown = false;
+  double time_cap_s = 10;
+  double noise = 0.005;
+  bool no_cpu = false;
+  bool no_reference = false;
+};
+
+/// Exercises and their sources from the shared selection options of check and bench.
+std::vector<std::pair<const Task*, fs::path>> select_sources(const std::vector<std::string>& names, bool all,
+                                                             const std::string& file, bool solution) {
+  if (all && !names.empty()) throw UsageError("name exercises or give --all, not both");
+  if (!all && names.empty()) throw UsageError("name an exercise (see `cudalab list`) or give --all");
+  if (!file.empty() && (all || names.size() != 1)) throw UsageError("--file needs exactly one exercise");
+  if (!file.empty() && solution) throw UsageError("--file and --solution choose the source twice; give one");
+  std::vector<const Task*> tasks;
+  if (all) {
+    for (const auto& t : all_tasks()) tasks.push_back(t.get());
+  } else {
+    for (const auto& key : names) tasks.push_back(&task_or_throw(key));
+  }
+  std::vector<std::pair<const Task*, fs::path>> out;
+  for (const Task* t : tasks) {
+    fs::path source = file.empty() ? exercise_source(*t, solution) : fs::absolute(file);
+    if (!fs::is_regular_file(source)) {
+      throw UsageError(fmt::format("{} not found{}", source.string(),
+                                   file.empty() ? " (is this a cudalab project? set CUDALAB_ROOT)" : ""));
+    }
+    out.emplace_back(t, source);
+  }
+  return out;
+}
+
+std::string today() {
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+
+int run_bench(const BenchArgs& args, const std::string& command_line) {
+  if (static_cast<int>(args.json) + static_cast<int>(args.csv) + static_cast<int>(args.markdown) > 1) {
+    throw UsageError("give one of --json, --csv, --markdown");
+  }
+  const auto selected = select_sources(args.exercises, args.all, args.file, args.solution);
+  const ToolchainConfig config = toolchain_config();
+  auto gpu = make_gpu_toolchain(config);
+  std::string why;
+  if (!gpu->available(why)) {
+    throw UsageError("cudalab bench times kernels on a GPU, and there is none here (" + why +
+                     "); `cudalab check` runs on the CPU simulator");
+  }
+  auto device = probe_gpu(gpu->runner(), why);
+  if (!device) throw UsageError("no GPU: " + why);
+  auto say = [](const std::string& line) { fmt::print(stderr, "cudalab: {}…\n", line); };
+  bool measured_now = false;
+  say("reading the device's peak bandwidth");
+  const Peaks peaks = device_peaks(gpu->runner(), *device, config.cache_dir, measured_now);
+
+  BenchOptions options;
+  options.seed = args.seed;
+  options.sizes = args.sizes;
+  options.policy.time_cap_s = args.time_cap_s;
+  options.policy.noise_target = args.noise;
+  options.cpu_policy.warmup_runs = 1;
+  options.cpu_policy.min_samples = 3;
+  options.cpu_policy.min_time_s = 0.1;
+  options.cpu_policy.noise_target = 0.02;
+  options.cpu_policy.time_cap_s = 5;
+  options.cpu_baselines = !args.no_cpu;
+
+  BenchResults results;
+  results.device = {device->name, nvidia_driver(),
+                    fmt::format("{}.{}", device->runtime_version / 1000, device->runtime_version % 1000 / 10), ""};
+  results.date = today();
+  results.command = command_line;
+  results.policy = options.policy;
+  const std::string clocks_before = clock_state();
+  std::vector<BenchOutcome> failures;
+  for (const auto& [task, source] : selected) {
+    options.reference = args.no_reference ? fs::path() : exercise_source(*task, true);
+    BenchOutcome outcome = bench_exercise(*task, *gpu, source, peaks, options, say);
+    for (auto& m : outcome.measurements) results.measurements.push_back(std::move(m));
+    if (outcome.verdict != Verdict::passed) failures.push_back(std::move(outcome));
+  }
+  const std::string clocks_after = clock_state();
+  results.device.clocks = clocks_after.empty() ? "" : "before: " + clocks_before + "; after: " + clocks_after;
+
+  if (args.json) {
+    std::cout << bench_report_json(results).dump(2) << '\n';
+  } else if (args.csv) {
+    write_bench_csv(std::cout, results);
+  } else if (args.markdown) {
+    write_bench_markdown(std::cout, results);
+  } else {
+    write_bench_table(std::cout, results);
+  }
+  for (const auto& f : failures) {
+    fmt::print(stderr, "cudalab: {} not measured: {} ({})\n", f.task->info().id, f.message, verdict_title(f.verdict));
+    for (const auto& d : f.details) fmt::print(stderr, "    {}\n", d);
+  }
+  return failures.empty() ? exit_passed : exit_failed;
+}
+
 int run_list() {
   const auto status = load_status();
   fmt::print("{:<16} {:<26} {}\n", "exercise", "your kernel.cu", "what it practises");
@@ -142,24 +256,10 @@ struct CheckArgs {
 };
 
 int run_check(const CheckArgs& args) {
-  if (args.all && !args.exercises.empty()) throw UsageError("name exercises or give --all, not both");
-  if (!args.all && args.exercises.empty()) throw UsageError("name an exercise (see `cudalab list`) or give --all");
-  if (!args.file.empty() && (args.all || args.exercises.size() != 1)) throw UsageError("--file needs exactly one exercise");
-  if (!args.file.empty() && args.solution) throw UsageError("--file and --solution choose the source twice; give one");
-
   std::vector<const Task*> tasks;
-  if (args.all) {
-    for (const auto& t : all_tasks()) tasks.push_back(t.get());
-  } else {
-    for (const auto& key : args.exercises) tasks.push_back(&task_or_throw(key));
-  }
   std::vector<fs::path> sources;
-  for (const Task* t : tasks) {
-    fs::path source = args.file.empty() ? exercise_source(*t, args.solution) : fs::absolute(args.file);
-    if (!fs::is_regular_file(source)) {
-      throw UsageError(fmt::format("{} not found{}", source.string(),
-                                   args.file.empty() ? " (is this a cudalab project? set CUDALAB_ROOT)" : ""));
-    }
+  for (const auto& [task, source] : select_sources(args.exercises, args.all, args.file, args.solution)) {
+    tasks.push_back(task);
     sources.push_back(source);
   }
 
@@ -234,13 +334,36 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
 
+  BenchArgs bench_args;
+  auto* bench = app.add_subcommand("bench", "Time kernels on the GPU: median, throughput, percent of peak, speedups");
+  bench->add_option("exercise", bench_args.exercises, "Exercises by folder, name or number");
+  bench->add_flag("--all", bench_args.all, "Measure every exercise");
+  bench->add_option("--file", bench_args.file, "Measure this file instead of exercises/NAME/kernel.cu")->check(CLI::ExistingFile);
+  bench->add_flag("--solution", bench_args.solution, "Measure the reference solution");
+  bench->add_option("--size", bench_args.sizes, "First dimension (n or M) of the sizes to time; default: the large size");
+  bench->add_option("--seed", bench_args.seed, "Seed of the random inputs")->capture_default_str();
+  bench->add_flag("--json", bench_args.json, "Print JSON (docs/bench-output.md)");
+  bench->add_flag("--csv", bench_args.csv, "Print CSV");
+  bench->add_flag("--markdown", bench_args.markdown, "Print a Markdown table for docs/performance.md");
+  bench->add_option("--time-cap", bench_args.time_cap_s, "Seconds of measuring per size at most")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  bench->add_option("--noise", bench_args.noise, "Stop once the median is known to this relative precision (95 %)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  bench->add_flag("--no-cpu", bench_args.no_cpu, "Skip the CPU baselines");
+  bench->add_flag("--no-reference", bench_args.no_reference, "Skip the comparison with the reference solution");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return e.get_exit_code() == 0 ? code : exit_usage;
   }
+  std::string command_line = "cudalab";
+  for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
   try {
+    if (bench->parsed()) return run_bench(bench_args, command_line);
     if (list->parsed()) return run_list();
     if (check->parsed()) return run_check(check_args);
   } catch (const UsageError& e) {

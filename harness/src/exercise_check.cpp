@@ -25,13 +25,18 @@ namespace {
 constexpr std::size_t buffer_alignment = 256;
 constexpr std::size_t max_output_lines_shown = 12;
 
-/// The buffers of one case in a shared memory file, mapped here and inherited by the runner.
+/// The buffers of one case (one or more input sets) in a shared memory file, mapped here and
+/// inherited by the runner.
 class SharedBuffers {
  public:
-  explicit SharedBuffers(const std::vector<Buffer>& buffers) {
-    for (const auto& b : buffers) {
-      offsets_.push_back(total_);
-      total_ += (b.bytes.size() + buffer_alignment - 1) / buffer_alignment * buffer_alignment;
+  explicit SharedBuffers(const std::vector<std::vector<Buffer>>& sets) {
+    for (const auto& set : sets) {
+      std::vector<std::size_t> offsets;
+      for (const auto& b : set) {
+        offsets.push_back(total_);
+        total_ += (b.bytes.size() + buffer_alignment - 1) / buffer_alignment * buffer_alignment;
+      }
+      offsets_.push_back(std::move(offsets));
     }
     fd_ = memfd_create("cudalab-buffers", MFD_CLOEXEC);
     if (fd_ < 0 || ftruncate(fd_, static_cast<off_t>(std::max<std::size_t>(total_, 1))) != 0) {
@@ -40,8 +45,10 @@ class SharedBuffers {
     void* p = mmap(nullptr, std::max<std::size_t>(total_, 1), PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
     if (p == MAP_FAILED) throw std::runtime_error(std::string("cannot map shared buffers: ") + std::strerror(errno));
     base_ = static_cast<std::byte*>(p);
-    for (std::size_t i = 0; i < buffers.size(); ++i) {
-      std::memcpy(base_ + offsets_[i], buffers[i].bytes.data(), buffers[i].bytes.size());
+    for (std::size_t s = 0; s < sets.size(); ++s) {
+      for (std::size_t i = 0; i < sets[s].size(); ++i) {
+        std::memcpy(base_ + offsets_[s][i], sets[s][i].bytes.data(), sets[s][i].bytes.size());
+      }
     }
   }
   SharedBuffers(const SharedBuffers&) = delete;
@@ -51,17 +58,17 @@ class SharedBuffers {
     if (fd_ >= 0) close(fd_);
   }
 
-  void copy_out(std::vector<Buffer>& buffers) const {
+  void copy_out(std::size_t set, std::vector<Buffer>& buffers) const {
     for (std::size_t i = 0; i < buffers.size(); ++i) {
-      std::memcpy(buffers[i].bytes.data(), base_ + offsets_[i], buffers[i].bytes.size());
+      std::memcpy(buffers[i].bytes.data(), base_ + offsets_[set][i], buffers[i].bytes.size());
     }
   }
   [[nodiscard]] int fd() const { return fd_; }
-  [[nodiscard]] std::size_t offset(std::size_t i) const { return offsets_[i]; }
+  [[nodiscard]] std::size_t offset(std::size_t set, std::size_t i) const { return offsets_[set][i]; }
   [[nodiscard]] std::size_t total() const { return total_; }
 
  private:
-  std::vector<std::size_t> offsets_;
+  std::vector<std::vector<std::size_t>> offsets_;
   std::size_t total_ = 0;
   int fd_ = -1;
   std::byte* base_ = nullptr;
@@ -76,21 +83,26 @@ const char* role_name(Role r) {
   return "input";
 }
 
-json make_spec(const Task& task, const fs::path& module, const Case& c, const std::vector<Buffer>& buffers,
+json make_spec(const Task& task, const fs::path& module, const Case& c, const std::vector<std::vector<Buffer>>& sets,
                const SharedBuffers& shared) {
+  const std::vector<Buffer>& buffers = sets.front();
   const auto& info = task.info();
   json spec{{"module", module.string()},
             {"symbol", info.signature.mangled_name()},
             {"pointers", info.pointers == PointerKind::host ? "host" : "device"},
             {"total_bytes", shared.total()}};
-  json jbuffers = json::array();
-  for (std::size_t i = 0; i < buffers.size(); ++i) {
-    jbuffers.push_back({{"name", buffers[i].name},
-                        {"offset", shared.offset(i)},
-                        {"bytes", buffers[i].bytes.size()},
-                        {"role", role_name(buffers[i].role)}});
+  json jsets = json::array();
+  for (std::size_t set = 0; set < sets.size(); ++set) {
+    json jbuffers = json::array();
+    for (std::size_t i = 0; i < buffers.size(); ++i) {
+      jbuffers.push_back({{"name", buffers[i].name},
+                          {"offset", shared.offset(set, i)},
+                          {"bytes", buffers[i].bytes.size()},
+                          {"role", role_name(buffers[i].role)}});
+    }
+    jsets.push_back(std::move(jbuffers));
   }
-  spec["sets"] = json::array({jbuffers});
+  spec["sets"] = jsets;
   json args = json::array();
   std::size_t next_buffer = 0;
   for (const auto& p : info.signature.params) {
@@ -203,6 +215,10 @@ void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& o
 
 }  // namespace
 
+std::uint64_t case_seed(std::uint64_t seed, int number, std::size_t index) {
+  return mix(seed ^ mix(static_cast<std::uint64_t>(number) << 32 | index));
+}
+
 std::size_t ExerciseResult::passed_cases() const {
   std::size_t n = 0;
   for (const auto& c : cases) n += c.verdict == Verdict::passed ? 1 : 0;
@@ -218,49 +234,59 @@ const CaseResult* ExerciseResult::first_failure() const {
 
 CaseResult run_case(const Task& task, const Toolchain& toolchain, const fs::path& module, const Case& c,
                     std::uint64_t case_seed, const CheckOptions& options) {
-  CaseResult r;
-  r.c = c;
   Rng rng(case_seed);
-  std::vector<Buffer> buffers = task.make_buffers(c, rng);
-  for (auto& b : buffers) {
+  std::vector<std::vector<Buffer>> sets{task.make_buffers(c, rng)};
+  for (auto& b : sets[0]) {
     if (b.role == Role::output) poison(b);
   }
-  const std::vector<Buffer> originals = buffers;
   // The reference runs here while the child runs the submission.
-  auto expected_future = std::async(std::launch::async, [&] { return task.reference(c, originals); });
+  std::shared_future<std::vector<std::vector<Expected>>> expected = std::async(std::launch::async, [&] {
+    return std::vector<std::vector<Expected>>{task.reference(c, sets[0])};
+  });
+  RunnerCall call{task, toolchain, module, c, json::object(), options.timeout, options.max_output_bytes};
+  return call_runner(
+      call, sets, [&]() -> const std::vector<std::vector<Expected>>& { return expected.get(); }, nullptr);
+}
 
-  SharedBuffers shared(buffers);
+CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buffer>>& sets,
+                       const std::function<const std::vector<std::vector<Expected>>&()>& expected, json* reply) {
+  const Task& task = call.task;
+  const Case& c = call.c;
+  CaseResult r;
+  r.c = c;
+  SharedBuffers shared(sets);
+  json spec = make_spec(task, call.module, c, sets, shared);
+  spec.update(call.extra_spec);
   int result_pipe[2];
   if (pipe2(result_pipe, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a pipe");
   ProcessOptions opts;
-  opts.argv = {toolchain.runner().string(), "--spec", make_spec(task, module, c, buffers, shared).dump()};
+  opts.argv = {call.toolchain.runner().string(), "--spec", spec.dump()};
   opts.inherit = {{shared.fd(), protocol::buffers_fd}, {result_pipe[1], protocol::result_fd}};
   opts.result_fd = result_pipe[0];
   opts.close_after_spawn = {result_pipe[1]};
-  opts.timeout = options.timeout;
-  opts.max_output_bytes = options.max_output_bytes;
+  opts.timeout = call.timeout;
+  opts.max_output_bytes = call.max_output_bytes;
   ProcessResult p = run_process(opts);
   close(result_pipe[0]);
-  const std::vector<Expected> expected = expected_future.get();
-
+  const std::vector<std::vector<Expected>>& expected_sets = expected();
   const auto shown_output = output_lines(p.output, p.output_bytes);
   switch (p.status) {
     case ProcessResult::Status::timed_out:
       r.verdict = Verdict::timeout;
       r.message = fmt::format("did not finish within {:.0f} s at {}: a loop that never ends, or a barrier "
                               "that not every thread of the block reaches?",
-                              options.timeout.count() / 1000.0, c.label());
+                              call.timeout.count() / 1000.0, c.label());
       if (p.output_bytes > 0) r.details = shown_output;
       return r;
     case ProcessResult::Status::output_flood:
       r.verdict = Verdict::output_flood;
       r.message = fmt::format("printed more than {} at {} and was stopped: remove debugging output",
-                              describe_bytes(static_cast<double>(options.max_output_bytes)), c.label());
+                              describe_bytes(static_cast<double>(call.max_output_bytes)), c.label());
       r.details = shown_output;
       return r;
     case ProcessResult::Status::spawn_failed:
       r.verdict = Verdict::runner_error;
-      r.message = "cannot start the runner " + toolchain.runner().string() + ": " + p.error;
+      r.message = "cannot start the runner " + call.toolchain.runner().string() + ": " + p.error;
       return r;
     case ProcessResult::Status::signaled:
       r.verdict = Verdict::crash;
@@ -312,7 +338,7 @@ CaseResult run_case(const Task& task, const Toolchain& toolchain, const fs::path
   if (status == "missing_symbol") {
     r.verdict = Verdict::wrong_signature;
     r.message = "no function `" + task.info().signature.text() + "` in the file: the signature must match exactly";
-    for (const auto& s : solve_like_symbols(module)) r.hints.push_back("the file defines " + s);
+    for (const auto& s : solve_like_symbols(call.module)) r.hints.push_back("the file defines " + s);
     return r;
   }
   if (status == "load_error") {
@@ -325,10 +351,17 @@ CaseResult run_case(const Task& task, const Toolchain& toolchain, const fs::path
     r.message = status + ": " + message;
     return r;
   }
-  shared.copy_out(buffers);
-  judge_outputs(task, c, originals, buffers, expected, r);
+  if (reply != nullptr) *reply = result;
+  // Every input set is judged: in a benchmark, each holds the result of its last timed call.
+  for (std::size_t set = 0; set < sets.size(); ++set) {
+    std::vector<Buffer> after = sets[set];
+    shared.copy_out(set, after);
+    judge_outputs(task, c, sets[set], after, expected_sets.at(set), r);
+    if (r.verdict != Verdict::passed) break;
+  }
   return r;
 }
+
 
 ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, const fs::path& source,
                               const CheckOptions& options, const ProgressFn& progress) {
@@ -358,8 +391,8 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
       continue;
     }
     if (progress) progress(task, i, cases.size(), cases[i]);
-    const std::uint64_t case_seed = mix(options.seed ^ mix(static_cast<std::uint64_t>(task.info().number) << 32 | i));
-    CaseResult r = run_case(task, toolchain, result.compile.module, cases[i], case_seed, options);
+    CaseResult r = run_case(task, toolchain, result.compile.module, cases[i], case_seed(options.seed, task.info().number, i),
+                            options);
     // These do not depend on the size: one report is enough.
     switch (r.verdict) {
       case Verdict::timeout:

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cudalab/exercise_bench.hpp"
 #include "cudalab/module_cache.hpp"
 #include "cudalab/paths.hpp"
 #include "cudalab/process.hpp"
@@ -28,35 +29,9 @@ fs::path find_nvcc() {
 
 /// What `cudalab-runner-gpu --probe` reported; asked once per process.
 struct DeviceProbe {
-  int count = 0;
-  std::string name;
+  std::optional<GpuDevice> device;
   std::string error;
 };
-
-DeviceProbe probe_devices(const fs::path& runner) {
-  DeviceProbe probe;
-  if (!is_executable(runner)) {
-    probe.error = "the GPU runner " + runner.string() + " is missing (cudalab was built without CUDA)";
-    return probe;
-  }
-  ProcessOptions opts;
-  opts.argv = {runner.string(), "--probe"};
-  opts.timeout = std::chrono::seconds(60);
-  ProcessResult r = run_process(opts);
-  if (!r.ok()) {
-    probe.error = "probing for GPUs failed: " + r.output;
-    return probe;
-  }
-  try {
-    auto j = nlohmann::json::parse(r.output);
-    probe.count = j.value("count", 0);
-    if (probe.count > 0) probe.name = j["devices"][0].value("name", "");
-    probe.error = j.value("error", "");
-  } catch (const std::exception& e) {
-    probe.error = std::string("unreadable GPU probe: ") + e.what();
-  }
-  return probe;
-}
 
 class GpuToolchain final : public Toolchain {
  public:
@@ -72,7 +47,7 @@ class GpuToolchain final : public Toolchain {
 
   std::string describe() const override {
     const auto& p = probe();
-    return "nvcc, -arch=" + config_.cuda_arch + (p.name.empty() ? "" : ", on " + p.name);
+    return "nvcc, -arch=" + config_.cuda_arch + (p.device ? ", on " + p.device->name : "");
   }
 
   bool available(std::string& why) const override {
@@ -81,8 +56,8 @@ class GpuToolchain final : public Toolchain {
       return false;
     }
     const auto& p = probe();
-    if (p.count == 0) {
-      why = p.error.empty() ? "no CUDA device is visible" : "no usable CUDA device (the CUDA runtime says: " + p.error + ")";
+    if (!p.device) {
+      why = "no usable CUDA device (" + p.error + ")";
       return false;
     }
     return true;
@@ -119,7 +94,7 @@ class GpuToolchain final : public Toolchain {
 
  private:
   const DeviceProbe& probe() const {
-    std::call_once(probe_once_, [&] { probe_ = probe_devices(runner()); });
+    std::call_once(probe_once_, [&] { probe_.device = probe_gpu(runner(), probe_.error); });
     return probe_;
   }
 

@@ -59,6 +59,29 @@ using ProgressFn = std::function<void(const Task&, std::size_t, std::size_t, con
 ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, const std::filesystem::path& source,
                               const CheckOptions& options, const ProgressFn& progress = {});
 
+/// One call of the runner: which module, at which case, with which extra spec fields (the bench
+/// mode and its policy) and limits.
+struct RunnerCall {
+  const Task& task;
+  const Toolchain& toolchain;
+  std::filesystem::path module;
+  Case c;
+  nlohmann::json extra_spec;
+  std::chrono::milliseconds timeout;
+  std::size_t max_output_bytes;
+};
+
+/// Runs the module on `sets` (one or more input sets of the case, outputs poisoned) in a child
+/// process, then judges every set's outputs against `expected()` (called once the child has
+/// started, so the reference can be computed meanwhile). `reply`, if given, receives the runner's
+/// JSON result.
+CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buffer>>& sets,
+                       const std::function<const std::vector<std::vector<Expected>>&()>& expected,
+                       nlohmann::json* reply);
+
+/// Independent seed for case `index` of exercise `number` under the run's seed.
+std::uint64_t case_seed(std::uint64_t seed, int number, std::size_t index);
+
 /// Runs one case of an already compiled module (used by check_exercise and the tests).
 CaseResult run_case(const Task& task, const Toolchain& toolchain, const std::filesystem::path& module,
                     const Case& c, std::uint64_t case_seed, const CheckOptions& options);

@@ -1,0 +1,70 @@
+// Measuring one exercise on the GPU: rotating input sets timed in the runner (CUDA events, L2
+// flushed, adaptive sample count), every set's result re-checked, throughput against the device's
+// measured peak, and speedups over the CPU and the reference solution timed in the same run.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cudalab/exercise_check.hpp"
+#include "cudalab/timing.hpp"
+
+namespace cudalab {
+
+/// The GPU as the runner's probe reports it.
+struct GpuDevice {
+  std::string name;
+  std::string uuid;
+  int sm_count = 0;
+  int clock_khz = 0;  ///< the boost clock the device reports
+  int driver_version = 0;   ///< CUDA driver API version, 13000 for 13.0
+  int runtime_version = 0;  ///< CUDA runtime version
+};
+
+/// The first device the GPU runner sees, or nothing (with `why`) when there is none.
+std::optional<GpuDevice> probe_gpu(const std::filesystem::path& runner, std::string& why);
+
+/// Peak device bandwidth (a 1 GiB device-to-device copy, bytes read plus written, measured once
+/// per device and driver and cached in `cache_dir/peaks.json`) and FP32 peak (SMs × clock × 128
+/// FMA lanes × 2). `measured_now` says whether the copy ran in this call.
+Peaks device_peaks(const std::filesystem::path& runner, const GpuDevice& device, const std::filesystem::path& cache_dir,
+                   bool& measured_now);
+
+/// Clock and throttle state from nvidia-smi (NVML's tool): "SM 1980 MHz of 1980, 45 C, throttle: none";
+/// empty when nvidia-smi is missing.
+std::string clock_state();
+
+/// The NVIDIA driver's version ("580.159.04") from nvidia-smi; empty when unknown.
+std::string nvidia_driver();
+
+struct BenchOptions {
+  std::uint64_t seed = 0;
+  std::vector<std::int64_t> sizes;  ///< first dimension (n or M) of the cases to time; empty: the large case
+  SamplingPolicy policy;
+  SamplingPolicy cpu_policy;        ///< for the CPU baselines
+  bool cpu_baselines = true;
+  std::filesystem::path reference;  ///< the reference solution to compare with; empty: none
+  std::chrono::milliseconds timeout{120'000};
+};
+
+/// One exercise's measurements, or why it could not be measured.
+struct BenchOutcome {
+  const Task* task = nullptr;
+  std::filesystem::path source;
+  Verdict verdict = Verdict::passed;  ///< a failure of the timed code (compile error, wrong output, …)
+  std::string message;                ///< what failed, for reports
+  std::vector<std::string> details;
+  std::vector<Measurement> measurements;
+};
+
+/// Called with a line saying what is being measured now.
+using BenchProgress = std::function<void(const std::string&)>;
+
+/// Compiles and measures `source` (and the reference solution, when one is given) at each case.
+BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const std::filesystem::path& source,
+                            const Peaks& peaks, const BenchOptions& options, const BenchProgress& progress = {});
+
+}  // namespace cudalab

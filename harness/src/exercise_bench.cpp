@@ -1,0 +1,252 @@
+#include "cudalab/exercise_bench.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <future>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cudalab/paths.hpp"
+#include "cudalab/process.hpp"
+
+namespace cudalab {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t max_input_sets = 4;
+constexpr double input_set_budget_bytes = 2.0 * (1ull << 30);  // host memory for the rotating sets
+constexpr int fp32_lanes_per_sm = 128;                          // Volta to Hopper: 128 FP32 FMA units per SM
+
+json policy_json(const SamplingPolicy& p) {
+  return json{{"warmup_runs", p.warmup_runs}, {"min_samples", p.min_samples}, {"min_time_s", p.min_time_s},
+              {"noise_target", p.noise_target}, {"time_cap_s", p.time_cap_s}, {"max_samples", p.max_samples}};
+}
+
+std::size_t set_bytes(const std::vector<Buffer>& buffers) {
+  std::size_t total = 0;
+  for (const auto& b : buffers) total += b.bytes.size();
+  return total;
+}
+
+/// Times `cpu_solve` on copies of the first input set: what a user would otherwise run.
+Baseline cpu_baseline(const Task& task, const Case& c, const std::vector<Buffer>& inputs, int threads,
+                      const SamplingPolicy& policy) {
+  std::vector<Buffer> work = inputs;
+  Sampler sampler(policy);
+  while (sampler.want_more()) {
+    const auto t0 = std::chrono::steady_clock::now();
+    task.cpu_solve(c, work, threads);
+    sampler.add(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  const std::string what = threads == 1 ? "CPU 1 thread" : fmt::format("CPU {} threads", threads);
+  return Baseline{fmt::format("{} ({})", what, task.cpu_solve_name()), sampler.summary().median};
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+}  // namespace
+
+std::optional<GpuDevice> probe_gpu(const fs::path& runner, std::string& why) {
+  if (!is_executable(runner)) {
+    why = "the GPU runner " + runner.string() + " is missing (cudalab was built without CUDA)";
+    return std::nullopt;
+  }
+  ProcessOptions opts;
+  opts.argv = {runner.string(), "--probe"};
+  opts.timeout = std::chrono::seconds(60);
+  const ProcessResult r = run_process(opts);
+  try {
+    const json j = json::parse(r.output);
+    if (j.value("count", 0) == 0) {
+      why = j.value("error", std::string("no CUDA device is visible"));
+      return std::nullopt;
+    }
+    const json& d = j.at("devices").at(0);
+    return GpuDevice{d.value("name", ""),        d.value("uuid", ""),        d.value("sm_count", 0),
+                     d.value("clock_khz", 0),    j.value("driver_version", 0), j.value("runtime_version", 0)};
+  } catch (const std::exception& e) {
+    why = "probing for GPUs failed: " + first_line(r.output);
+    return std::nullopt;
+  }
+}
+
+Peaks device_peaks(const fs::path& runner, const GpuDevice& device, const fs::path& cache_dir, bool& measured_now) {
+  measured_now = false;
+  Peaks peaks;
+  peaks.fp32_gflops = static_cast<double>(device.sm_count) * device.clock_khz * 1e3 * fp32_lanes_per_sm * 2 / 1e9;
+  const fs::path file = cache_dir / "peaks.json";
+  const std::string key = device.uuid + "/" + std::to_string(device.driver_version);
+  json cache = json::object();
+  if (std::ifstream in(file); in) {
+    try {
+      cache = json::parse(in);
+    } catch (const std::exception&) {
+      cache = json::object();  // a damaged cache is measured again
+    }
+  }
+  if (cache.contains(key)) {
+    peaks.bandwidth_gbs = cache[key].value("bandwidth_gbs", 0.0);
+  } else {
+    ProcessOptions opts;
+    opts.argv = {runner.string(), "--peak"};
+    opts.timeout = std::chrono::seconds(120);
+    const ProcessResult r = run_process(opts);
+    try {
+      peaks.bandwidth_gbs = json::parse(r.output).value("bandwidth_gbs", 0.0);
+    } catch (const std::exception&) {
+      peaks.bandwidth_gbs = 0;
+    }
+    if (peaks.bandwidth_gbs > 0) {
+      measured_now = true;
+      cache[key] = {{"device", device.name}, {"bandwidth_gbs", peaks.bandwidth_gbs}};
+      std::error_code ec;
+      fs::create_directories(cache_dir, ec);
+      std::ofstream(file) << cache.dump(2);
+    }
+  }
+  peaks.source = fmt::format("bandwidth: 1 GiB device-to-device copy, read + write (measured, cached per device and "
+                             "driver); FP32: {} SMs × {} MHz × {} FMA × 2",
+                             device.sm_count, device.clock_khz / 1000, fp32_lanes_per_sm);
+  return peaks;
+}
+
+std::string clock_state() {
+  const fs::path smi = find_on_path("nvidia-smi");
+  if (smi.empty()) return "";
+  ProcessOptions opts;
+  opts.argv = {smi.string(), "--query-gpu=clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,"
+                             "clocks_event_reasons.active",
+               "--format=csv,noheader,nounits"};
+  opts.timeout = std::chrono::seconds(20);
+  const ProcessResult r = run_process(opts);
+  if (!r.ok()) return "";
+  std::vector<std::string> f;
+  std::stringstream line(first_line(r.output));
+  for (std::string cell; std::getline(line, cell, ',');) {
+    cell.erase(0, cell.find_first_not_of(' '));
+    f.push_back(cell);
+  }
+  if (f.size() < 6) return first_line(r.output);
+  // Active event reasons: 0x0 none, 0x1 idle; anything else (power cap, thermal, …) is throttling.
+  const unsigned long reasons = std::strtoul(f[5].c_str(), nullptr, 16);
+  const std::string throttle = (reasons & ~0x1ul) == 0 ? "none" : "active (" + f[5] + ")";
+  return fmt::format("SM {} of {} MHz, memory {} MHz, {} C, {} W, throttling {}", f[0], f[1], f[2], f[3], f[4],
+                     throttle);
+}
+
+std::string nvidia_driver() {
+  const fs::path smi = find_on_path("nvidia-smi");
+  if (smi.empty()) return "";
+  ProcessOptions opts;
+  opts.argv = {smi.string(), "--query-gpu=driver_version", "--format=csv,noheader"};
+  opts.timeout = std::chrono::seconds(20);
+  const ProcessResult r = run_process(opts);
+  return r.ok() ? first_line(r.output) : "";
+}
+
+BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const fs::path& source, const Peaks& peaks,
+                            const BenchOptions& options, const BenchProgress& progress) {
+  auto say = [&](const std::string& what) {
+    if (progress) progress(what);
+  };
+  BenchOutcome out;
+  out.task = &task;
+  out.source = source;
+  const std::string id = task.info().id;
+  say(fmt::format("compiling {}", id));
+  const CompileResult compiled = toolchain.compile(source);
+  if (!compiled.ok) {
+    out.verdict = Verdict::compile_error;
+    out.message = "the file does not compile";
+    out.details = {compiled.diagnostics};
+    return out;
+  }
+  std::optional<CompileResult> reference;
+  std::error_code ec;
+  if (!options.reference.empty() && !fs::equivalent(options.reference, source, ec)) {
+    say(fmt::format("compiling the reference solution of {}", id));
+    reference = toolchain.compile(options.reference);
+    if (!reference->ok) reference.reset();
+  }
+
+  std::vector<Case> cases = task.cases(CaseOptions{});
+  std::erase_if(cases, [&](const Case& c) {
+    return options.sizes.empty() ? !c.large : std::ranges::find(options.sizes, c.dims.front().value) == options.sizes.end();
+  });
+  const json extra{{"mode", "bench"}, {"policy", policy_json(options.policy)}};
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    // Rotating input sets, each with its own data, so that no sample reads inputs the previous
+    // one left in a cache, and every set's result is re-checked afterwards.
+    std::vector<std::vector<Buffer>> sets;
+    for (std::size_t s = 0; s < max_input_sets; ++s) {
+      Rng rng(case_seed(options.seed, task.info().number, i * max_input_sets + s));
+      sets.push_back(task.make_buffers(c, rng));
+      for (auto& b : sets.back()) {
+        if (b.role == Role::output) poison(b);
+      }
+      const double bytes = static_cast<double>(set_bytes(sets.back()));
+      if (s >= 1 && bytes * static_cast<double>(s + 2) > input_set_budget_bytes) break;
+    }
+    std::shared_future<std::vector<std::vector<Expected>>> expected = std::async(std::launch::async, [&] {
+      std::vector<std::vector<Expected>> all;
+      for (const auto& set : sets) all.push_back(task.reference(c, set));
+      return all;
+    });
+    auto expected_fn = [&]() -> const std::vector<std::vector<Expected>>& { return expected.get(); };
+
+    say(fmt::format("measuring {} at {} ({} input sets)", id, c.label(), sets.size()));
+    json reply;
+    const RunnerCall call{task, toolchain, compiled.module, c, extra, options.timeout, 1 << 20};
+    const CaseResult r = call_runner(call, sets, expected_fn, &reply);
+    if (r.verdict != Verdict::passed) {
+      out.verdict = r.verdict;
+      out.message = r.message;
+      out.details = r.details;
+      out.details.insert(out.details.end(), r.hints.begin(), r.hints.end());
+      return out;
+    }
+    const auto samples = reply.value("samples_s", std::vector<double>{});
+    const Summary summary = summarize(samples);
+
+    std::vector<Baseline> baselines;
+    std::vector<std::string> notes;
+    if (reference) {
+      say(fmt::format("measuring the reference solution of {} at {}", id, c.label()));
+      json ref_reply;
+      const RunnerCall ref_call{task, toolchain, reference->module, c, extra, options.timeout, 1 << 20};
+      const CaseResult rr = call_runner(ref_call, sets, expected_fn, &ref_reply);
+      if (rr.verdict == Verdict::passed) {
+        baselines.push_back({"reference solution", summarize(ref_reply.value("samples_s", std::vector<double>{})).median});
+      } else {
+        notes.push_back("the reference solution failed here: " + rr.message);
+      }
+    }
+    if (options.cpu_baselines) {
+      const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      for (int threads : {1, cores}) {
+        if (threads == cores && cores == 1) break;
+        say(fmt::format("timing the CPU implementation of {} on {} thread{}", id, threads, threads == 1 ? "" : "s"));
+        baselines.push_back(cpu_baseline(task, c, sets.front(), threads, options.cpu_policy));
+      }
+    }
+    Measurement m = make_measurement(id, c, backend_name(toolchain.backend()), task.cost(c), summary, peaks, baselines);
+    if (task.info().pointers == PointerKind::host) {
+      const auto kernel = reply.value("kernel_samples_s", std::vector<double>{});
+      if (!kernel.empty()) m.kernel_median_s = median(kernel);
+    }
+    m.notes = std::move(notes);
+    m.notes.push_back(describe_launches(reply.value("records", json::object())));
+    out.measurements.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace cudalab

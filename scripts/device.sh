@@ -4,7 +4,7 @@
 #
 #   scripts/device.sh build            here: configure + build the `device` preset (sm_90, Release)
 #                                      and copy the Debian shared libraries it needs into
-#                                      build/device/lib, so the folder can travel (carry build/device)
+#                                      build/device/lib, packed into .device/ (carry .device)
 #   scripts/device.sh test [ARGS...]   there: run the test suite (ctest ARGS) and the main job,
 #                                      logs into $OUT
 #   scripts/device.sh run CMD...       there: run CMD with the same set-up (paths, libraries)
@@ -22,7 +22,7 @@ bundle_libs() {
     [ -x "$exe" ] && [ -f "$exe" ] || continue
     ldd "$exe" 2>/dev/null | awk '/=> \//{print $3}' | while read -r lib; do
       case "$(basename "$lib")" in
-        libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libstdc++.so*|libgcc_s.so*|libcuda*|libcudart*) ;;
+        libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libutil.so*|ld-linux*|libstdc++.so*|libgcc_s.so*|libcuda*|libcudart*|libcupti*|libnv*) ;;
         *) cp -Lu "$lib" "$lib_dir/" ;;
       esac
     done
@@ -34,8 +34,12 @@ case "${1:-}" in
     cd "$here"
     cmake --preset device >/dev/null
     cmake --build --preset device -j "$(nproc)"
+    rm -rf build/device/lib
     bundle_libs
-    du -sh build/device
+    # Travels as one compressed file (carry .device): the folder itself is over the 64 MiB limit.
+    mkdir -p .device
+    tar -C build -czf .device/build-device.tar.gz --exclude='device/CMakeFiles' --exclude='*.o' device
+    du -sh build/device .device/build-device.tar.gz
     ;;
   test|run)
     mode=$1
@@ -45,6 +49,13 @@ case "${1:-}" in
       [ -e "$build_root" ] || ln -s "$here" "$build_root"
     fi
     cd "$build_root"
+    if [ -f .device/build-device.tar.gz ] && [ ! -x build/device/bin/cudalab ]; then
+      mkdir -p build && tar -C build -xzf .device/build-device.tar.gz
+    fi
+    # OpenBLAS 0.3.21 may not know the host CPU and fall back to SSE3 kernels: name the family.
+    if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
+      if grep -qw avx512f /proc/cpuinfo; then export OPENBLAS_CORETYPE=SkylakeX; else export OPENBLAS_CORETYPE=Haswell; fi
+    fi
     export LD_LIBRARY_PATH=$build_root/build/device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     export CUDALAB_CACHE_DIR=/tmp/cudalab-cache
     out=${OUT:-/tmp/out}

@@ -145,7 +145,13 @@ class MatmulTask final : public Task {
     std::istringstream config(openblas_get_config());  // "OpenBLAS 0.3.21 NO_LAPACKE ..."
     std::string library, version;
     config >> library >> version;
-    return library + " " + version + " sgemm (" + openblas_get_corename() + " kernels)";
+    std::string name = library + " " + version + " sgemm (" + openblas_get_corename() + " kernels)";
+    // An OpenBLAS older than the CPU falls back to SSE3 kernels and makes the GPU look faster than it is.
+    const std::string core = openblas_get_corename();
+    if ((core == "Prescott" || core == "Core2" || core == "Nehalem") && __builtin_cpu_supports("avx2")) {
+      name += "; this OpenBLAS did not recognise the CPU: set OPENBLAS_CORETYPE=Haswell (or SkylakeX) for a fair baseline";
+    }
+    return name;
   }
 
   [[nodiscard]] std::optional<std::string> diagnose(const Case& c,

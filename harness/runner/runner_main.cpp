@@ -413,10 +413,13 @@ class Run {
     // Every set's last result stays in place (download() brings it back): the parent re-checks
     // them all, so a kernel that is fast because it is wrong on some inputs is caught.
     (void)cudaFree(flush);
+    const cudalab::Summary summary = sampler.summary();
     return json{{"status", "ok"},
                 {"samples_s", samples},
                 {"kernel_samples_s", kernel_samples},
-                {"stop", cudalab::stop_reason_name(sampler.stop_reason())}};
+                {"stop", cudalab::stop_reason_name(summary.stop)},
+                {"minimums_met", summary.minimums_met},
+                {"wall_s", summary.wall_s}};
   }
 
   const json& spec_;

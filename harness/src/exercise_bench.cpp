@@ -45,11 +45,22 @@ Baseline cpu_baseline(const Task& task, const Case& c, const std::vector<Buffer>
     task.cpu_solve(c, work, threads);
     sampler.add(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  const std::string what = threads == 1 ? "CPU 1 thread" : fmt::format("CPU {} threads", threads);
-  return Baseline{fmt::format("{} ({})", what, task.cpu_solve_name()), sampler.summary().median};
+  return Baseline{threads == 1 ? "CPU 1 thread" : fmt::format("CPU {} threads", threads), sampler.summary().median};
 }
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+/// The statistics of the runner's samples, with how its sampler stopped.
+Summary summary_of(const json& reply) {
+  Summary s = summarize(reply.value("samples_s", std::vector<double>{}));
+  const std::string stop = reply.value("stop", "");
+  for (StopReason r : {StopReason::noise_target_met, StopReason::time_cap, StopReason::max_samples}) {
+    if (stop == stop_reason_name(r)) s.stop = r;
+  }
+  s.minimums_met = reply.value("minimums_met", false);
+  s.wall_s = reply.value("wall_s", 0.0);
+  return s;
+}
 
 }  // namespace
 
@@ -213,8 +224,7 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
       out.details.insert(out.details.end(), r.hints.begin(), r.hints.end());
       return out;
     }
-    const auto samples = reply.value("samples_s", std::vector<double>{});
-    const Summary summary = summarize(samples);
+    const Summary summary = summary_of(reply);
 
     std::vector<Baseline> baselines;
     std::vector<std::string> notes;
@@ -224,7 +234,7 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
       const RunnerCall ref_call{task, toolchain, reference->module, c, extra, options.timeout, 1 << 20};
       const CaseResult rr = call_runner(ref_call, sets, expected_fn, &ref_reply);
       if (rr.verdict == Verdict::passed) {
-        baselines.push_back({"reference solution", summarize(ref_reply.value("samples_s", std::vector<double>{})).median});
+        baselines.push_back({"reference solution", summary_of(ref_reply).median});
       } else {
         notes.push_back("the reference solution failed here: " + rr.message);
       }
@@ -236,6 +246,7 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
         say(fmt::format("timing the CPU implementation of {} on {} thread{}", id, threads, threads == 1 ? "" : "s"));
         baselines.push_back(cpu_baseline(task, c, sets.front(), threads, options.cpu_policy));
       }
+      notes.push_back("CPU baseline: " + task.cpu_solve_name());
     }
     Measurement m = make_measurement(id, c, backend_name(toolchain.backend()), task.cost(c), summary, peaks, baselines);
     if (task.info().pointers == PointerKind::host) {

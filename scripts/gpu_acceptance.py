@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Acceptance runs for `cudalab bench` on a GPU (issue 4): are the numbers repeatable, and do they
+agree with Nsight Compute?
+
+  repeat   RUNS=5: `cudalab bench --all --solution --json` RUNS times in a row; for each exercise
+           the spread of the medians, (max - min) / min, must stay under 2 %.
+  ncu      for each exercise, cudalab's median per call (the kernels alone for host-pointer
+           exercises) against the median per call of ncu's gpu__time_duration.sum, summed over the
+           kernels one call launches (--clock-control none: both at the clocks the GPU chooses).
+
+Run it through `scripts/device.sh run python3 scripts/gpu_acceptance.py [repeat|ncu|all]`.
+"""
+import csv
+import io
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+CLI = "./build/device/bin/cudalab"
+OUT = os.environ.get("OUT", "/tmp")
+EXERCISES = ["01_increment", "02_vector_add", "03_matmul", "04_normalize", "05_reduce"]
+
+
+def bench_json(args):
+    cmd = [CLI, "bench", *args, "--solution", "--json", "--no-cpu", "--no-reference"]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout)
+
+
+def per_call(m):
+    """Seconds per call as cudalab reports it: kernels only where the median is end to end."""
+    return m["kernel_median_s"] if m.get("kernel_median_s") else m["summary"]["median_s"]
+
+
+def repeat(runs):
+    medians = {}
+    for i in range(runs):
+        doc = bench_json(["--all"])
+        with open(os.path.join(OUT, f"repeat{i}.json"), "w") as f:
+            json.dump(doc, f)
+        for m in doc["measurements"]:
+            medians.setdefault(m["exercise"], []).append(m["summary"]["median_s"])
+    print(f"\n{'exercise':16} {'medians (ms)':60} spread")
+    worst = 0.0
+    for ex, values in medians.items():
+        spread = (max(values) - min(values)) / min(values)
+        worst = max(worst, spread)
+        print(f"{ex:16} {' '.join(f'{v * 1e3:9.4f}' for v in values):60} {spread * 100:5.2f} %")
+    print(f"largest spread {worst * 100:.2f} % (target < 2 %)")
+    return worst < 0.02
+
+
+def ncu_compare():
+    ok = True
+    print(f"\n{'exercise':16} {'cudalab (µs)':>14} {'ncu (µs)':>12} {'kernels/call':>13} {'difference':>11}")
+    for ex in EXERCISES:
+        ours = per_call(bench_json([ex])["measurements"][0])
+        cmd = ["ncu", "--target-processes", "all", "--clock-control", "none", "--cache-control", "all",
+               "--metrics", "gpu__time_duration.sum", "--csv", "--launch-skip", "12", "--launch-count", "48",
+               CLI, "bench", ex, "--solution", "--no-cpu", "--no-reference", "--time-cap", "3"]
+        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        with open(os.path.join(OUT, f"ncu_{ex}.csv"), "w") as f:
+            f.write(done.stdout)
+        rows = [r for r in csv.DictReader(io.StringIO(done.stdout[done.stdout.find('"ID"'):]))
+                if r.get("Metric Name") == "gpu__time_duration.sum"]
+        if not rows:
+            print(f"{ex:16} ncu gave no rows: {done.stderr[-500:]}")
+            ok = False
+            continue
+        scale = {"nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1.0}
+        names = []
+        for r in rows:
+            if r["Kernel Name"] not in names:
+                names.append(r["Kernel Name"])
+        k = len(names)  # kernels one call launches, in launch order
+        start = next(i for i, r in enumerate(rows) if r["Kernel Name"] == names[0])
+        calls = []
+        for i in range(start, len(rows) - k + 1, k):
+            group = rows[i:i + k]
+            calls.append(sum(float(r["Metric Value"].replace(",", "")) * scale[r["Metric Unit"]] for r in group))
+        theirs = statistics.median(calls)
+        diff = (ours - theirs) / theirs
+        ok = ok and abs(diff) <= 0.05
+        print(f"{ex:16} {ours * 1e6:14.2f} {theirs * 1e6:12.2f} {k:13d} {diff * 100:10.2f} %")
+    print("target: within 5 %")
+    return ok
+
+
+if __name__ == "__main__":
+    what = sys.argv[1] if len(sys.argv) > 1 else "all"
+    good = True
+    if what in ("repeat", "all"):
+        good = repeat(int(os.environ.get("RUNS", "5"))) and good
+    if what in ("ncu", "all"):
+        good = ncu_compare() and good
+    sys.exit(0 if good else 1)

@@ -24,7 +24,7 @@ EXERCISES = ["01_increment", "02_vector_add", "03_matmul", "04_normalize", "05_r
 
 
 def bench_json(args):
-    cmd = [CLI, "bench", *args, "--solution", "--json", "--no-cpu", "--no-reference"]
+    cmd = [CLI, "bench", *args, "--solution", "--json", "--no-cpu", "--no-reference", "--time-cap", "4"]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed:\n{done.stderr[-2000:]}")
@@ -33,7 +33,7 @@ def bench_json(args):
 
 def per_call(m):
     """Seconds per call as cudalab reports it: kernels only where the median is end to end."""
-    return m["kernel_median_s"] if m.get("kernel_median_s") else m["summary"]["median_s"]
+    return m["kernel_median_s"] if m.get("kernel_median_s") else m["time"]["median_s"]
 
 
 def repeat(runs):
@@ -43,7 +43,7 @@ def repeat(runs):
         with open(os.path.join(OUT, f"repeat{i}.json"), "w") as f:
             json.dump(doc, f)
         for m in doc["measurements"]:
-            medians.setdefault(m["exercise"], []).append(m["summary"]["median_s"])
+            medians.setdefault(m["exercise"], []).append(m["time"]["median_s"])
     print(f"\n{'exercise':16} {'medians (ms)':60} spread")
     worst = 0.0
     for ex, values in medians.items():
@@ -71,7 +71,8 @@ def ncu_compare():
             print(f"{ex:16} ncu gave no rows: {done.stderr[-500:]}")
             ok = False
             continue
-        scale = {"nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1.0}
+        scale = {"nsecond": 1e-9, "ns": 1e-9, "usecond": 1e-6, "us": 1e-6, "msecond": 1e-3, "ms": 1e-3,
+                 "second": 1.0, "s": 1.0}
         names = []
         for r in rows:
             if r["Kernel Name"] not in names:

@@ -80,6 +80,11 @@ __global__ void sum_partials(const float* partials, float* total, int count) {
 
 // Pass 3: every element divided by the same norm. sqrtf and '/' are correctly rounded in CUDA's
 // default mode, which keeps y within about one ulp of the exact quotient.
+// Scratch in static device memory: one partial sum per block of pass 1, then the total. A
+// cudaMalloc/cudaFree per call would synchronise the device and cost more than the kernels of a
+// small vector (and make the timing jittery).
+__device__ float g_scratch[MAX_BLOCKS + 1];
+
 __global__ void scale(const float* x, float* y, const float* total, int n) {
   const float norm = sqrtf(*total);
   const int stride = blockDim.x * gridDim.x;
@@ -91,9 +96,8 @@ __global__ void scale(const float* x, float* y, const float* total, int n) {
 void solve(const float* x, float* y, int n) {
   const int blocks = std::min((n + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK, MAX_BLOCKS);
 
-  // Scratch: one partial sum per block of pass 1, then the total, in one allocation.
   float* d_scratch = nullptr;
-  check(cudaMalloc(&d_scratch, (blocks + 1) * sizeof(float)), "cudaMalloc(scratch)");
+  check(cudaGetSymbolAddress(reinterpret_cast<void**>(&d_scratch), g_scratch), "cudaGetSymbolAddress(scratch)");
   float* d_partials = d_scratch;
   float* d_total = d_scratch + blocks;
 
@@ -103,7 +107,4 @@ void solve(const float* x, float* y, int n) {
   check(cudaGetLastError(), "launch of sum_partials");
   scale<<<blocks, THREADS_PER_BLOCK>>>(x, y, d_total, n);
   check(cudaGetLastError(), "launch of scale");
-
-  // cudaFree waits for the kernels that still use the scratch buffer before releasing it.
-  check(cudaFree(d_scratch), "cudaFree(scratch)");
 }

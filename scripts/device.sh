@@ -22,7 +22,7 @@ bundle_libs() {
     [ -x "$exe" ] && [ -f "$exe" ] || continue
     ldd "$exe" 2>/dev/null | awk '/=> \//{print $3}' | while read -r lib; do
       case "$(basename "$lib")" in
-        libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libutil.so*|ld-linux*|libstdc++.so*|libgcc_s.so*|libcuda*|libcudart*|libcupti*|libnv*) ;;
+        libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libutil.so*|ld-linux*|libstdc++.so*|libgcc_s.so*|libcuda*|libcudart*|libcupti*|libcublas*|libnv*) ;;
         *) cp -Lu "$lib" "$lib_dir/" ;;
       esac
     done

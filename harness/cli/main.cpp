@@ -110,11 +110,24 @@ fs::path exercise_source(const Task& task, bool solution) {
   return project_root() / (solution ? "solutions" : "exercises") / task.info().id / "kernel.cu";
 }
 
-struct BenchArgs {
+/// Which exercises, and which file of each: shared by check and bench.
+struct Selection {
   std::vector<std::string> exercises;
   bool all = false;
   std::string file;
   bool solution = false;
+};
+
+/// The selection options of a subcommand; `verb` is "Check" or "Measure".
+void add_selection_options(CLI::App* app, Selection& s, const std::string& verb) {
+  app->add_option("exercise", s.exercises, "Exercises by folder (03_matmul), name (matmul) or number (3)");
+  app->add_flag("--all", s.all, verb + " every exercise");
+  app->add_option("--file", s.file, verb + " this file instead of exercises/NAME/kernel.cu")->check(CLI::ExistingFile);
+  app->add_flag("--solution", s.solution, verb + " the reference solution in solutions/NAME/kernel.cu");
+}
+
+struct BenchArgs {
+  Selection selection;
   std::uint64_t seed = 1;
   std::vector<std::int64_t> sizes;
   bool json = false, csv = false, markdown = false;
@@ -125,8 +138,8 @@ struct BenchArgs {
 };
 
 /// Exercises and their sources from the shared selection options of check and bench.
-std::vector<std::pair<const Task*, fs::path>> select_sources(const std::vector<std::string>& names, bool all,
-                                                             const std::string& file, bool solution) {
+std::vector<std::pair<const Task*, fs::path>> select_sources(const Selection& selection) {
+  const auto& [names, all, file, solution] = selection;
   if (all && !names.empty()) throw UsageError("name exercises or give --all, not both");
   if (!all && names.empty()) throw UsageError("name an exercise (see `cudalab list`) or give --all");
   if (!file.empty() && (all || names.size() != 1)) throw UsageError("--file needs exactly one exercise");
@@ -162,7 +175,7 @@ int run_bench(const BenchArgs& args, const std::string& command_line) {
   if (static_cast<int>(args.json) + static_cast<int>(args.csv) + static_cast<int>(args.markdown) > 1) {
     throw UsageError("give one of --json, --csv, --markdown");
   }
-  const auto selected = select_sources(args.exercises, args.all, args.file, args.solution);
+  const auto selected = select_sources(args.selection);
   const ToolchainConfig config = toolchain_config();
   auto gpu = make_gpu_toolchain(config);
   std::string why;
@@ -241,10 +254,7 @@ int run_list() {
 }
 
 struct CheckArgs {
-  std::vector<std::string> exercises;
-  bool all = false;
-  std::string file;
-  bool solution = false;
+  Selection selection;
   std::uint64_t seed = 0;
   bool seed_given = false;
   std::string backend = "auto";
@@ -258,7 +268,7 @@ struct CheckArgs {
 int run_check(const CheckArgs& args) {
   std::vector<const Task*> tasks;
   std::vector<fs::path> sources;
-  for (const auto& [task, source] : select_sources(args.exercises, args.all, args.file, args.solution)) {
+  for (const auto& [task, source] : select_sources(args.selection)) {
     tasks.push_back(task);
     sources.push_back(source);
   }
@@ -315,10 +325,7 @@ int main(int argc, char** argv) {
 
   CheckArgs check_args;
   auto* check = app.add_subcommand("check", "Compile a kernel.cu and check it against the CPU reference");
-  check->add_option("exercise", check_args.exercises, "Exercises by folder (03_matmul), name (matmul) or number (3)");
-  check->add_flag("--all", check_args.all, "Check every exercise");
-  check->add_option("--file", check_args.file, "Check this file instead of exercises/NAME/kernel.cu")->check(CLI::ExistingFile);
-  check->add_flag("--solution", check_args.solution, "Check the reference solution in solutions/NAME/kernel.cu");
+  add_selection_options(check, check_args.selection, "Check");
   check->add_option("--seed", check_args.seed, "Seed of the random inputs (printed with every run; repeats a failure)")
       ->each([&](const std::string&) { check_args.seed_given = true; });
   check->add_option("--backend", check_args.backend, "Where the kernel runs: auto (the GPU if there is one), gpu, sim")
@@ -336,10 +343,7 @@ int main(int argc, char** argv) {
 
   BenchArgs bench_args;
   auto* bench = app.add_subcommand("bench", "Time kernels on the GPU: median, throughput, percent of peak, speedups");
-  bench->add_option("exercise", bench_args.exercises, "Exercises by folder, name or number");
-  bench->add_flag("--all", bench_args.all, "Measure every exercise");
-  bench->add_option("--file", bench_args.file, "Measure this file instead of exercises/NAME/kernel.cu")->check(CLI::ExistingFile);
-  bench->add_flag("--solution", bench_args.solution, "Measure the reference solution");
+  add_selection_options(bench, bench_args.selection, "Measure");
   bench->add_option("--size", bench_args.sizes, "First dimension (n or M) of the sizes to time; default: the large size");
   bench->add_option("--seed", bench_args.seed, "Seed of the random inputs")->capture_default_str();
   bench->add_flag("--json", bench_args.json, "Print JSON (docs/bench-output.md)");

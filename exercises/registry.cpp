@@ -16,8 +16,7 @@ const std::vector<std::unique_ptr<Task>>& all_tasks() {
     v.push_back(tasks::make_matmul_task());
     v.push_back(tasks::make_normalize_task());
     v.push_back(tasks::make_reduce_task());
-    std::sort(v.begin(), v.end(),
-              [](const auto& a, const auto& b) { return a->info().number < b->info().number; });
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a->info().number < b->info().number; });
     return v;
   }();
   return tasks;
@@ -26,12 +25,10 @@ const std::vector<std::unique_ptr<Task>>& all_tasks() {
 const Task* find_task(std::string_view key) {
   // Accept a path to the folder ("exercises/03_matmul/"), as shell completion writes it.
   while (!key.empty() && key.back() == '/') key.remove_suffix(1);
-  if (const auto slash = key.rfind('/'); slash != std::string_view::npos)
-    key.remove_prefix(slash + 1);
+  if (const auto slash = key.rfind('/'); slash != std::string_view::npos) key.remove_prefix(slash + 1);
   if (key.empty()) return nullptr;
 
-  const bool all_digits =
-      std::all_of(key.begin(), key.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+  const bool all_digits = std::all_of(key.begin(), key.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
   int number = -1;
   if (all_digits) {
     const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), number);
@@ -39,8 +36,7 @@ const Task* find_task(std::string_view key) {
   }
   for (const auto& task : all_tasks()) {
     const TaskInfo& info = task->info();
-    if (all_digits ? info.number == number : (key == info.id || key == info.name))
-      return task.get();
+    if (all_digits ? info.number == number : (key == info.id || key == info.name)) return task.get();
   }
   return nullptr;
 }

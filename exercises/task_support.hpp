@@ -28,8 +28,7 @@ inline constexpr std::int64_t kLargeSim = (std::int64_t{1} << 20) + 3;
 /// Sizes for a 1D exercise: tiny, around warp and block boundaries, odd mid sizes, one large.
 inline std::vector<Case> cases_1d(const CaseOptions& options) {
   std::vector<Case> out;
-  for (const std::int64_t n :
-       {1, 2, 3, 31, 32, 33, 255, 256, 257, 1000, 1023, 1024, 1025, 4097, 65537, 100003}) {
+  for (const std::int64_t n : {1, 2, 3, 31, 32, 33, 255, 256, 257, 1000, 1023, 1024, 1025, 4097, 65537, 100003}) {
     out.push_back(Case{{{"n", n}}, false});
   }
   out.push_back(Case{{{"n", options.simulator ? kLargeSim : kLargeGpu}}, true});
@@ -38,11 +37,9 @@ inline std::vector<Case> cases_1d(const CaseOptions& options) {
 
 /// Uniform integers in [lo, hi]; raw draws for the same reason as fill_uniform (reproducible
 /// across standard libraries). The modulo bias is below 2^-50 for ranges this small.
-inline void fill_uniform_int(std::span<std::int32_t> out, std::int32_t lo, std::int32_t hi,
-                             Rng& rng) {
+inline void fill_uniform_int(std::span<std::int32_t> out, std::int32_t lo, std::int32_t hi, Rng& rng) {
   const auto width = static_cast<std::uint64_t>(static_cast<std::int64_t>(hi) - lo + 1);
-  for (std::int32_t& v : out)
-    v = static_cast<std::int32_t>(lo + static_cast<std::int64_t>(rng() % width));
+  for (std::int32_t& v : out) v = static_cast<std::int32_t>(lo + static_cast<std::int64_t>(rng() % width));
 }
 
 /// Inputs are never all zeros (DESIGN.md): a zero vector hides a kernel that never reads its
@@ -55,9 +52,7 @@ void ensure_not_all_zero(std::span<T> values, T replacement) {
 }
 
 /// The dimension as a size; dims are ≥ 1 by contract.
-inline std::size_t dim_size(const Case& c, const char* name) {
-  return static_cast<std::size_t>(c.dim(name));
-}
+inline std::size_t dim_size(const Case& c, const char* name) { return static_cast<std::size_t>(c.dim(name)); }
 
 // ---- CPU baselines (Task::cpu_solve) ------------------------------------------------------------
 // The task files are compiled with -O3 whatever the build type (exercises/CMakeLists.txt) but for
@@ -104,7 +99,8 @@ template <typename F>
 #if defined(__GNUC__)
 [[gnu::always_inline]]
 #endif
-inline float lane_sum(const float* x, std::int64_t n, F f) {
+inline float
+lane_sum(const float* x, std::int64_t n, F f) {
   constexpr std::int64_t kLanes = 16;
   std::array<float, kLanes> lanes{};
   std::int64_t i = 0;

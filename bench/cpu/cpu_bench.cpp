@@ -62,8 +62,7 @@ std::string check(const Task& t, const Case& c, const std::vector<Buffer>& input
       if (!std::isfinite(v) || !(std::abs(v - e.value[i]) <= e.tolerance[i])) ++bad;
     }
     if (bad != 0) {
-      return std::to_string(bad) + " wrong elements in " + got.name + " on " +
-             std::to_string(threads) + " thread(s)";
+      return std::to_string(bad) + " wrong elements in " + got.name + " on " + std::to_string(threads) + " thread(s)";
     }
   }
   return {};
@@ -101,8 +100,7 @@ void run(benchmark::State& state, const Task& t, Prepared& p) {
   state.SetBytesProcessed(static_cast<std::int64_t>(cost.bytes) * state.iterations());
   if (cost.flops > 0) {
     state.counters["FLOP/s"] =
-        benchmark::Counter(cost.flops, benchmark::Counter::kIsIterationInvariantRate,
-                           benchmark::Counter::kIs1000);
+        benchmark::Counter(cost.flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
   }
   state.counters["threads_used"] = threads;
 }

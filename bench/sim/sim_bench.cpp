@@ -56,8 +56,8 @@ void BM_FiberSwitch(benchmark::State& state) {
     f = ctx::jump_fcontext(f, nullptr).fctx;  // there and back: two switches
   }
   state.SetItemsProcessed(2 * state.iterations());
-  state.counters["ns_per_switch"] = benchmark::Counter(
-      2.0 * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_switch"] = benchmark::Counter(2.0 * static_cast<double>(state.iterations()),
+                                                       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_FiberSwitch);
 
@@ -117,8 +117,7 @@ void BM_TiledMatmul(benchmark::State& state) {
   if (err > 1e-3) state.SkipWithError("wrong result");
   state.counters["threads"] = static_cast<double>(n) * n;
   state.counters["speedup_vs_numba_77s"] =
-      benchmark::Counter(77.0 * static_cast<double>(state.iterations()),
-                         benchmark::Counter::kIsRate);
+      benchmark::Counter(77.0 * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   cudaFree(dA);
   cudaFree(dB);
   cudaFree(dC);
@@ -136,8 +135,8 @@ void BM_VectorAdd(benchmark::State& state) {
   cudaMemset(a, 0, n * sizeof(float));
   cudaMemset(b, 0, n * sizeof(float));
   for (auto _ : state) run(a, b, c, n);
-  state.counters["ns_per_thread"] = benchmark::Counter(
-      static_cast<double>(state.iterations()) * n, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_thread"] = benchmark::Counter(static_cast<double>(state.iterations()) * n,
+                                                       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   cudaFree(a);
   cudaFree(b);
   cudaFree(c);

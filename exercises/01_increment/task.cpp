@@ -23,9 +23,7 @@ class IncrementTask final : public Task {
 
   [[nodiscard]] const TaskInfo& info() const override { return info_; }
 
-  [[nodiscard]] std::vector<Case> cases(const CaseOptions& options) const override {
-    return cases_1d(options);
-  }
+  [[nodiscard]] std::vector<Case> cases(const CaseOptions& options) const override { return cases_1d(options); }
 
   [[nodiscard]] std::vector<Buffer> make_buffers(const Case& c, Rng& rng) const override {
     Buffer data = Buffer::make("data", DType::i32, Role::inout, dim_size(c, "n"));
@@ -36,8 +34,7 @@ class IncrementTask final : public Task {
   }
 
   // Integer arithmetic is exact: the tolerance is 0.
-  [[nodiscard]] std::vector<Expected> reference(const Case& c,
-                                                const std::vector<Buffer>& inputs) const override {
+  [[nodiscard]] std::vector<Expected> reference(const Case& c, const std::vector<Buffer>& inputs) const override {
     const std::size_t n = dim_size(c, "n");
     const auto data = inputs.at(0).i32();
     Expected e;
@@ -52,12 +49,9 @@ class IncrementTask final : public Task {
   }
 
   // Each int32 read once and written once; integer adds are not floating-point operations.
-  [[nodiscard]] Cost cost(const Case& c) const override {
-    return {8.0 * static_cast<double>(c.dim("n")), 0.0};
-  }
+  [[nodiscard]] Cost cost(const Case& c) const override { return {8.0 * static_cast<double>(c.dim("n")), 0.0}; }
 
-  void cpu_solve(const Case& c, std::vector<Buffer>& buffers,
-                 [[maybe_unused]] int threads) const override {
+  void cpu_solve(const Case& c, std::vector<Buffer>& buffers, [[maybe_unused]] int threads) const override {
     const auto n = static_cast<std::int64_t>(c.dim("n"));
     std::int32_t* data = buffers.at(0).i32().data();
 #pragma omp parallel for simd num_threads(cpu_threads(threads)) schedule(static)
@@ -66,10 +60,8 @@ class IncrementTask final : public Task {
 
   [[nodiscard]] std::string cpu_solve_name() const override { return cpu_loop_name("loop"); }
 
-  [[nodiscard]] std::optional<std::string> diagnose(const Case& c,
-                                                    const std::vector<Buffer>& inputs,
-                                                    const Buffer& actual,
-                                                    const Expected& expected) const override {
+  [[nodiscard]] std::optional<std::string> diagnose(const Case& c, const std::vector<Buffer>& inputs,
+                                                    const Buffer& actual, const Expected& expected) const override {
     (void)expected;
     const std::size_t n = dim_size(c, "n");
     const auto before = inputs.at(0).i32();

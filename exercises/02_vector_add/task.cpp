@@ -30,9 +30,7 @@ class VectorAddTask final : public Task {
 
   [[nodiscard]] const TaskInfo& info() const override { return info_; }
 
-  [[nodiscard]] std::vector<Case> cases(const CaseOptions& options) const override {
-    return cases_1d(options);
-  }
+  [[nodiscard]] std::vector<Case> cases(const CaseOptions& options) const override { return cases_1d(options); }
 
   [[nodiscard]] std::vector<Buffer> make_buffers(const Case& c, Rng& rng) const override {
     const std::size_t n = dim_size(c, "n");
@@ -49,8 +47,7 @@ class VectorAddTask final : public Task {
 
   // Sum of two floats is exact in float64 (53 bits hold both 24-bit significands here), and the
   // float32 result rounds it once: add_tolerance.
-  [[nodiscard]] std::vector<Expected> reference(const Case& c,
-                                                const std::vector<Buffer>& inputs) const override {
+  [[nodiscard]] std::vector<Expected> reference(const Case& c, const std::vector<Buffer>& inputs) const override {
     const std::size_t n = dim_size(c, "n");
     const auto a = inputs.at(0).f32();
     const auto b = inputs.at(1).f32();
@@ -73,8 +70,7 @@ class VectorAddTask final : public Task {
     return {12.0 * n, n};
   }
 
-  void cpu_solve(const Case& c, std::vector<Buffer>& buffers,
-                 [[maybe_unused]] int threads) const override {
+  void cpu_solve(const Case& c, std::vector<Buffer>& buffers, [[maybe_unused]] int threads) const override {
     const auto n = static_cast<std::int64_t>(c.dim("n"));
     const float* a = buffers.at(0).f32().data();
     const float* b = buffers.at(1).f32().data();
@@ -85,10 +81,8 @@ class VectorAddTask final : public Task {
 
   [[nodiscard]] std::string cpu_solve_name() const override { return cpu_loop_name("loop"); }
 
-  [[nodiscard]] std::optional<std::string> diagnose(const Case& c,
-                                                    const std::vector<Buffer>& inputs,
-                                                    const Buffer& actual,
-                                                    const Expected& expected) const override {
+  [[nodiscard]] std::optional<std::string> diagnose(const Case& c, const std::vector<Buffer>& inputs,
+                                                    const Buffer& actual, const Expected& expected) const override {
     const std::size_t n = dim_size(c, "n");
     const auto a = inputs.at(0).f32();
     const auto b = inputs.at(1).f32();

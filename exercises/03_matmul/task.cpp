@@ -15,9 +15,7 @@ struct Shape {
   std::int64_t M, N, K;
 };
 
-Case make_case(Shape s, bool large = false) {
-  return Case{{{"M", s.M}, {"N", s.N}, {"K", s.K}}, large};
-}
+Case make_case(Shape s, bool large = false) { return Case{{{"M", s.M}, {"N", s.N}, {"K", s.K}}, large}; }
 
 class MatmulTask final : public Task {
  public:
@@ -29,12 +27,9 @@ class MatmulTask final : public Task {
     info_.pointers = PointerKind::device;
     info_.requires_shared_memory = true;  // the exercise is tiling through shared memory
     info_.signature.params = {
-        {Param::Kind::buffer, "A", DType::f32, true},
-        {Param::Kind::buffer, "B", DType::f32, true},
-        {Param::Kind::buffer, "C", DType::f32, false},
-        {Param::Kind::scalar_int, "M", DType::i32, false},
-        {Param::Kind::scalar_int, "N", DType::i32, false},
-        {Param::Kind::scalar_int, "K", DType::i32, false},
+        {Param::Kind::buffer, "A", DType::f32, true},      {Param::Kind::buffer, "B", DType::f32, true},
+        {Param::Kind::buffer, "C", DType::f32, false},     {Param::Kind::scalar_int, "M", DType::i32, false},
+        {Param::Kind::scalar_int, "N", DType::i32, false}, {Param::Kind::scalar_int, "K", DType::i32, false},
     };
   }
 
@@ -45,15 +40,13 @@ class MatmulTask final : public Task {
   [[nodiscard]] std::vector<Case> cases(const CaseOptions& options) const override {
     std::vector<Case> out;
     for (const Shape s :
-         {Shape{1, 1, 1}, Shape{1, 1, 64}, Shape{1, 33, 17}, Shape{31, 1, 33}, Shape{64, 64, 1},
-          Shape{16, 16, 16}, Shape{17, 17, 17}, Shape{15, 33, 31}, Shape{32, 32, 32},
-          Shape{33, 31, 65}, Shape{64, 48, 80}, Shape{100, 1, 100}, Shape{1, 100, 100},
-          Shape{255, 257, 129}, Shape{256, 256, 256}}) {
+         {Shape{1, 1, 1}, Shape{1, 1, 64}, Shape{1, 33, 17}, Shape{31, 1, 33}, Shape{64, 64, 1}, Shape{16, 16, 16},
+          Shape{17, 17, 17}, Shape{15, 33, 31}, Shape{32, 32, 32}, Shape{33, 31, 65}, Shape{64, 48, 80},
+          Shape{100, 1, 100}, Shape{1, 100, 100}, Shape{255, 257, 129}, Shape{256, 256, 256}}) {
       out.push_back(make_case(s));
     }
     // The simulator runs every thread on a CPU; its large case stays within a second or so.
-    out.push_back(
-        make_case(options.simulator ? Shape{192, 160, 176} : Shape{2048, 2048, 2048}, true));
+    out.push_back(make_case(options.simulator ? Shape{192, 160, 176} : Shape{2048, 2048, 2048}, true));
     return out;
   }
 
@@ -81,8 +74,7 @@ class MatmulTask final : public Task {
   // The allowance 4·u·√K·Σ|A_ik·B_kj| is about 7 of those and, for K ≤ 16, above the worst
   // case K·u·Σ|A_ik·B_kj| as well. The float64 reference itself is exact to ~K·2^-53;
   // kTinyFloat covers flush-to-zero of tiny products.
-  [[nodiscard]] std::vector<Expected> reference(const Case& c,
-                                                const std::vector<Buffer>& inputs) const override {
+  [[nodiscard]] std::vector<Expected> reference(const Case& c, const std::vector<Buffer>& inputs) const override {
     const auto M = static_cast<std::int64_t>(c.dim("M"));
     const auto N = static_cast<std::int64_t>(c.dim("N"));
     const auto K = static_cast<std::int64_t>(c.dim("K"));
@@ -149,15 +141,14 @@ class MatmulTask final : public Task {
     // An OpenBLAS older than the CPU falls back to SSE3 kernels and makes the GPU look faster than it is.
     const std::string core = openblas_get_corename();
     if ((core == "Prescott" || core == "Core2" || core == "Nehalem") && __builtin_cpu_supports("avx2")) {
-      name += "; this OpenBLAS did not recognise the CPU: set OPENBLAS_CORETYPE=Haswell (or SkylakeX) for a fair baseline";
+      name +=
+          "; this OpenBLAS did not recognise the CPU: set OPENBLAS_CORETYPE=Haswell (or SkylakeX) for a fair baseline";
     }
     return name;
   }
 
-  [[nodiscard]] std::optional<std::string> diagnose(const Case& c,
-                                                    const std::vector<Buffer>& inputs,
-                                                    const Buffer& actual,
-                                                    const Expected& expected) const override {
+  [[nodiscard]] std::optional<std::string> diagnose(const Case& c, const std::vector<Buffer>& inputs,
+                                                    const Buffer& actual, const Expected& expected) const override {
     (void)inputs;
     const std::size_t M = dim_size(c, "M"), N = dim_size(c, "N");
     const auto out = actual.f32();
@@ -168,8 +159,7 @@ class MatmulTask final : public Task {
     for (std::size_t i = 0; i < M; ++i) {
       for (std::size_t j = 0; j < N; ++j) {
         const std::size_t at = i * N + j;
-        if (!(std::abs(static_cast<double>(out[j * M + i]) - expected.value[at]) <=
-              expected.tolerance[at])) {
+        if (!(std::abs(static_cast<double>(out[j * M + i]) - expected.value[at]) <= expected.tolerance[at])) {
           return std::nullopt;
         }
       }

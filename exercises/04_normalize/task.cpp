@@ -10,9 +10,7 @@ namespace cudalab::tasks {
 namespace {
 
 /// Relative error allowed in y (see reference()).
-double relative_tolerance(std::size_t n) {
-  return kUnitRoundoff * (4.0 * std::sqrt(static_cast<double>(n)) + 8.0);
-}
+double relative_tolerance(std::size_t n) { return kUnitRoundoff * (4.0 * std::sqrt(static_cast<double>(n)) + 8.0); }
 
 class NormalizeTask final : public Task {
  public:
@@ -32,9 +30,7 @@ class NormalizeTask final : public Task {
 
   [[nodiscard]] const TaskInfo& info() const override { return info_; }
 
-  [[nodiscard]] std::vector<Case> cases(const CaseOptions& options) const override {
-    return cases_1d(options);
-  }
+  [[nodiscard]] std::vector<Case> cases(const CaseOptions& options) const override { return cases_1d(options); }
 
   [[nodiscard]] std::vector<Buffer> make_buffers(const Case& c, Rng& rng) const override {
     const std::size_t n = dim_size(c, "n");
@@ -57,8 +53,7 @@ class NormalizeTask final : public Task {
   // for elements near zero, whose relative error is not bounded by flush-to-zero arithmetic.
   // Not covered, rightly: one float accumulating all 2^26 squares in sequence (a single thread,
   // or an atomicAdd per element) stagnates once its ulp outgrows the terms: ‖x‖ ~10% low.
-  [[nodiscard]] std::vector<Expected> reference(const Case& c,
-                                                const std::vector<Buffer>& inputs) const override {
+  [[nodiscard]] std::vector<Expected> reference(const Case& c, const std::vector<Buffer>& inputs) const override {
     const auto n = static_cast<std::int64_t>(c.dim("n"));
     const auto x = inputs.at(0).f32();
     double squares = 0.0;
@@ -103,14 +98,10 @@ class NormalizeTask final : public Task {
     for (std::int64_t i = 0; i < n; ++i) y[i] = in[i] / norm;
   }
 
-  [[nodiscard]] std::string cpu_solve_name() const override {
-    return cpu_sum_name("float32 norm in blocks");
-  }
+  [[nodiscard]] std::string cpu_solve_name() const override { return cpu_sum_name("float32 norm in blocks"); }
 
-  [[nodiscard]] std::optional<std::string> diagnose(const Case& c,
-                                                    const std::vector<Buffer>& inputs,
-                                                    const Buffer& actual,
-                                                    const Expected& expected) const override {
+  [[nodiscard]] std::optional<std::string> diagnose(const Case& c, const std::vector<Buffer>& inputs,
+                                                    const Buffer& actual, const Expected& expected) const override {
     const std::size_t n = dim_size(c, "n");
     const auto x = inputs.at(0).f32();
     const auto y = actual.f32();

@@ -30,9 +30,7 @@ class ReduceTask final : public Task {
 
   [[nodiscard]] const TaskInfo& info() const override { return info_; }
 
-  [[nodiscard]] std::vector<Case> cases(const CaseOptions& options) const override {
-    return cases_1d(options);
-  }
+  [[nodiscard]] std::vector<Case> cases(const CaseOptions& options) const override { return cases_1d(options); }
 
   [[nodiscard]] std::vector<Buffer> make_buffers(const Case& c, Rng& rng) const override {
     const std::size_t n = dim_size(c, "n");
@@ -52,8 +50,7 @@ class ReduceTask final : public Task {
   // millions of additions into a single float (every thread atomicAdd-ing its own element);
   // once the running sum's ulp outgrows the terms the roundings stop being zero-mean, and the
   // error is real.
-  [[nodiscard]] std::vector<Expected> reference(const Case& c,
-                                                const std::vector<Buffer>& inputs) const override {
+  [[nodiscard]] std::vector<Expected> reference(const Case& c, const std::vector<Buffer>& inputs) const override {
     const auto n = static_cast<std::int64_t>(c.dim("n"));
     const auto x = inputs.at(0).f32();
     double total = 0.0;
@@ -81,14 +78,10 @@ class ReduceTask final : public Task {
     buffers.at(1).f32()[0] = blocked_sum(x, threads, block_sum);
   }
 
-  [[nodiscard]] std::string cpu_solve_name() const override {
-    return cpu_sum_name("float32 sum in blocks");
-  }
+  [[nodiscard]] std::string cpu_solve_name() const override { return cpu_sum_name("float32 sum in blocks"); }
 
-  [[nodiscard]] std::optional<std::string> diagnose(const Case& c,
-                                                    const std::vector<Buffer>& inputs,
-                                                    const Buffer& actual,
-                                                    const Expected& expected) const override {
+  [[nodiscard]] std::optional<std::string> diagnose(const Case& c, const std::vector<Buffer>& inputs,
+                                                    const Buffer& actual, const Expected& expected) const override {
     (void)expected;
     const std::size_t n = dim_size(c, "n");
     const auto x = inputs.at(0).f32();
@@ -113,8 +106,7 @@ class ReduceTask final : public Task {
       prefix[j] += static_cast<double>(x[i]);
       prefix_abs[j] += std::abs(static_cast<double>(x[i]));
     }
-    for (std::size_t j = 1; j < points; ++j)
-      prefix[j] += prefix[j - 1], prefix_abs[j] += prefix_abs[j - 1];
+    for (std::size_t j = 1; j < points; ++j) prefix[j] += prefix[j - 1], prefix_abs[j] += prefix_abs[j - 1];
     auto point = [&](std::size_t i) { return i >= n ? points - 1 : i / kWarp; };
     // How far `got` is from the sum of x[lo, hi), in units of that sum's tolerance.
     auto distance = [&](std::size_t lo, std::size_t hi) {
@@ -137,8 +129,7 @@ class ReduceTask final : public Task {
     }
     if (best_k != 0) {
       return "your sum equals the sum of the first " + std::to_string(best_k) +
-             " elements: did every block's partial sum reach *sum? (B = " + std::to_string(best_k) +
-             ")";
+             " elements: did every block's partial sum reach *sum? (B = " + std::to_string(best_k) + ")";
     }
     std::size_t best_lo = 0, best_block = 0;
     for (std::size_t block = 32; block <= 1024 && block < n; block *= 2) {
@@ -152,8 +143,7 @@ class ReduceTask final : public Task {
     if (best_block != 0) {
       return "your sum equals the sum of elements " + std::to_string(best_lo) + " to " +
              std::to_string(std::min(n, best_lo + best_block) - 1) + " only, one block of " +
-             std::to_string(best_block) +
-             ": each block overwrote *sum — add the partial sums with atomicAdd";
+             std::to_string(best_block) + ": each block overwrote *sum — add the partial sums with atomicAdd";
     }
     return std::nullopt;
   }

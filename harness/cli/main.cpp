@@ -8,8 +8,8 @@
 #include <iostream>
 #include <random>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cudalab/bench_report.hpp"
@@ -58,7 +58,8 @@ std::unique_ptr<Toolchain> choose_backend(const std::string& wanted, std::string
       line = "backend: gpu (" + gpu->describe() + ")";
       return gpu;
     }
-    if (wanted == "gpu") throw UsageError("--backend gpu: " + gpu_why + "; use --backend sim to run on the CPU simulator");
+    if (wanted == "gpu")
+      throw UsageError("--backend gpu: " + gpu_why + "; use --backend sim to run on the CPU simulator");
   }
 #ifdef CUDALAB_HAVE_SIM
   auto sim = make_sim_toolchain(config);
@@ -88,13 +89,13 @@ nlohmann::json load_status() {
 
 void save_status(const std::vector<ExerciseResult>& results) {
   auto status = load_status();
-  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::system_clock::now().time_since_epoch()).count();
+  const auto now =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   for (const auto& r : results) {
     status[fs::absolute(r.source).string()] = {{"verdict", verdict_name(r.verdict)},
-                                                {"title", verdict_title(r.verdict)},
-                                                {"backend", backend_name(r.backend)},
-                                                {"time", now}};
+                                               {"title", verdict_title(r.verdict)},
+                                               {"backend", backend_name(r.backend)},
+                                               {"time", now}};
   }
   std::error_code ec;
   fs::create_directories(status_file().parent_path(), ec);
@@ -243,13 +244,15 @@ int run_list() {
     std::string state = "missing";
     if (fs::exists(source)) {
       const auto key = fs::absolute(source).string();
-      state = status.contains(key) ? status[key].value("title", "checked") + " (" + status[key].value("backend", "") + ")"
-                                   : "not checked yet";
+      state = status.contains(key)
+                  ? status[key].value("title", "checked") + " (" + status[key].value("backend", "") + ")"
+                  : "not checked yet";
     }
     fmt::print("{:<16} {:<26} {}\n", t->info().id, state, t->info().summary);
   }
-  fmt::print("\nRun `cudalab check NAME` after editing exercises/NAME/kernel.cu; name an exercise by its\n"
-             "folder (03_matmul), its name (matmul) or its number (3).\n");
+  fmt::print(
+      "\nRun `cudalab check NAME` after editing exercises/NAME/kernel.cu; name an exercise by its\n"
+      "folder (03_matmul), its name (matmul) or its number (3).\n");
   return exit_passed;
 }
 
@@ -313,13 +316,15 @@ int run_check(const CheckArgs& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"cudalab: learn CUDA by doing. Checks your kernels against CPU references on fresh random\n"
-               "inputs and explains what is wrong; runs on the GPU, or on a CPU simulator when there is none."};
+  CLI::App app{
+      "cudalab: learn CUDA by doing. Checks your kernels against CPU references on fresh random\n"
+      "inputs and explains what is wrong; runs on the GPU, or on a CPU simulator when there is none."};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("cudalab ") + CUDALAB_VERSION);
-  app.footer("Exit codes: 0 all passed, 1 something failed, 2 usage or set-up error.\n"
-             "Environment: CUDALAB_ROOT (project folder), CUDALAB_CACHE_DIR (compiled modules),\n"
-             "CUDALAB_NVCC, CUDALAB_CUDA_ARCH (e.g. sm_90), CUDALAB_CXX (simulator compiler), NO_COLOR.");
+  app.footer(
+      "Exit codes: 0 all passed, 1 something failed, 2 usage or set-up error.\n"
+      "Environment: CUDALAB_ROOT (project folder), CUDALAB_CACHE_DIR (compiled modules),\n"
+      "CUDALAB_NVCC, CUDALAB_CUDA_ARCH (e.g. sm_90), CUDALAB_CXX (simulator compiler), NO_COLOR.");
 
   auto* list = app.add_subcommand("list", "List the exercises, what each practises, and where you stand");
 
@@ -344,7 +349,8 @@ int main(int argc, char** argv) {
   BenchArgs bench_args;
   auto* bench = app.add_subcommand("bench", "Time kernels on the GPU: median, throughput, percent of peak, speedups");
   add_selection_options(bench, bench_args.selection, "Measure");
-  bench->add_option("--size", bench_args.sizes, "First dimension (n or M) of the sizes to time; default: the large size");
+  bench->add_option("--size", bench_args.sizes,
+                    "First dimension (n or M) of the sizes to time; default: the large size");
   bench->add_option("--seed", bench_args.seed, "Seed of the random inputs")->capture_default_str();
   bench->add_flag("--json", bench_args.json, "Print JSON (docs/bench-output.md)");
   bench->add_flag("--csv", bench_args.csv, "Print CSV");

@@ -37,11 +37,16 @@ Fn real(const char* name) {
 
 const char* copy_kind_name(cudaMemcpyKind kind) {
   switch (kind) {
-    case cudaMemcpyHostToHost: return "HostToHost";
-    case cudaMemcpyHostToDevice: return "HostToDevice";
-    case cudaMemcpyDeviceToHost: return "DeviceToHost";
-    case cudaMemcpyDeviceToDevice: return "DeviceToDevice";
-    default: return "Default";
+    case cudaMemcpyHostToHost:
+      return "HostToHost";
+    case cudaMemcpyHostToDevice:
+      return "HostToDevice";
+    case cudaMemcpyDeviceToHost:
+      return "DeviceToHost";
+    case cudaMemcpyDeviceToDevice:
+      return "DeviceToDevice";
+    default:
+      return "Default";
   }
 }
 
@@ -66,8 +71,8 @@ void record_free(void* ptr) {
 void record_copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
   auto& r = run_records();
   if (r.recording) {
-    r.copies.push_back({copy_kind_name(kind), bytes, reinterpret_cast<std::uintptr_t>(dst),
-                        reinterpret_cast<std::uintptr_t>(src)});
+    r.copies.push_back(
+        {copy_kind_name(kind), bytes, reinterpret_cast<std::uintptr_t>(dst), reinterpret_cast<std::uintptr_t>(src)});
   }
 }
 
@@ -112,8 +117,7 @@ cudaError_t CUDARTAPI cudaMemcpy(void* dst, const void* src, size_t bytes, cudaM
 
 cudaError_t CUDARTAPI cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
                                       cudaStream_t stream) {
-  static auto fn = real<cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t)>(
-      "cudaMemcpyAsync");
+  static auto fn = real<cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t)>("cudaMemcpyAsync");
   cudaError_t err = fn(dst, src, bytes, kind, stream);
   if (err == cudaSuccess) record_copy(dst, src, bytes, kind);
   return err;

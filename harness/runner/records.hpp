@@ -14,7 +14,7 @@ namespace cudalab::runner {
 struct AllocationRecord {
   std::uintptr_t address = 0;
   std::size_t bytes = 0;
-  bool host = false;   ///< pinned host memory
+  bool host = false;  ///< pinned host memory
   bool freed = false;
 };
 
@@ -28,12 +28,12 @@ struct CopyRecord {
 
 /// One kernel launch with its configuration.
 struct LaunchRecord {
-  std::string kernel;          ///< name where known, else empty
+  std::string kernel;  ///< name where known, else empty
   unsigned grid[3] = {1, 1, 1};
   unsigned block[3] = {1, 1, 1};
   std::size_t dynamic_shared_bytes = 0;
   std::size_t static_shared_bytes = 0;
-  double duration_s = 0;       ///< on the device (GPU: CUPTI), 0 where unknown
+  double duration_s = 0;  ///< on the device (GPU: CUPTI), 0 where unknown
 };
 
 struct RunRecords {

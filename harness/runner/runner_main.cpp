@@ -29,8 +29,8 @@
 
 namespace {
 
-using nlohmann::json;
 using cudalab::runner::run_records;
+using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 /// One buffer of one input set: where it lives in the shared file and, for device-pointer
@@ -172,7 +172,9 @@ int peak() {
     sampler.add(ms * 1e-3);
   }
   const auto s = sampler.summary();
-  std::printf("%s\n", json{{"copy_bytes", bytes}, {"median_s", s.median}, {"samples", s.n},
+  std::printf("%s\n", json{{"copy_bytes", bytes},
+                           {"median_s", s.median},
+                           {"samples", s.n},
                            {"bandwidth_gbs", 2.0 * static_cast<double>(bytes) / s.median / 1e9}}
                           .dump()
                           .c_str());
@@ -333,7 +335,8 @@ class Run {
       Slot& s = sets_[set][b];
       if (s.role != "inout") continue;
       if (device_pointers_) {
-        if (s.pristine != nullptr) check_cuda(cudaMemcpy(s.device, s.pristine, s.bytes, cudaMemcpyDeviceToDevice), "restoring");
+        if (s.pristine != nullptr)
+          check_cuda(cudaMemcpy(s.device, s.pristine, s.bytes, cudaMemcpyDeviceToDevice), "restoring");
       } else {
         std::memcpy(base_ + s.offset, host_pristine[set * sets_[set].size() + b].data(), s.bytes);
       }
@@ -363,8 +366,9 @@ class Run {
     std::vector<std::vector<std::byte>> host_pristine;  // inputs of in-place host buffers, per set
     for (const auto& set : sets_) {
       for (const auto& s : set) {
-        host_pristine.emplace_back(s.role == "inout" ? std::vector<std::byte>(base_ + s.offset, base_ + s.offset + s.bytes)
-                                                     : std::vector<std::byte>());
+        host_pristine.emplace_back(s.role == "inout"
+                                       ? std::vector<std::byte>(base_ + s.offset, base_ + s.offset + s.bytes)
+                                       : std::vector<std::byte>());
       }
     }
     std::vector<Args> args;
@@ -459,7 +463,8 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--probe") == 0) return probe();
   if (argc == 2 && std::strcmp(argv[1], "--peak") == 0) return peak();
   if (argc != 3 || std::strcmp(argv[1], "--spec") != 0) {
-    std::fprintf(stderr, "usage: %s --spec JSON | --probe | --peak\n(started by cudalab; not meant to be run by hand)\n",
+    std::fprintf(stderr,
+                 "usage: %s --spec JSON | --probe | --peak\n(started by cudalab; not meant to be run by hand)\n",
                  argv[0]);
     return 2;
   }

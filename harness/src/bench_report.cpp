@@ -125,10 +125,10 @@ Grid make_grid(const BenchResults& results) {
                                     results.policy.min_samples, results.policy.min_time_s));
     }
     if (m.kernel_median_s) {
-      g.notes.push_back(fmt::format("{}: timed around solve (launches, copies and host work in it included); the "
-                                    "kernels alone take {} per call",
-                                    what,
-                                    format_seconds(*m.kernel_median_s)));
+      g.notes.push_back(
+          fmt::format("{}: timed around solve (launches, copies and host work in it included); the "
+                      "kernels alone take {} per call",
+                      what, format_seconds(*m.kernel_median_s)));
     }
     for (const auto& note : m.notes) g.notes.push_back(fmt::format("{}: {}", what, note));
     if (s.outliers > 0) {

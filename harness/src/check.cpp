@@ -24,23 +24,24 @@ std::string format_value(double v) {
 }
 
 // Hints from where the wrong elements are. `wrong` is the per-element mask.
-void add_position_hints(OutputComparison& cmp, const Buffer& actual, const std::vector<bool>& wrong,
-                        bool inout, bool host_pointers) {
+void add_position_hints(OutputComparison& cmp, const Buffer& actual, const std::vector<bool>& wrong, bool inout,
+                        bool host_pointers) {
   const std::size_t n = cmp.count;
   if (cmp.wrong == n && cmp.untouched == n) {
     if (inout) {
-      cmp.hints.push_back(fmt::format("no element of {} changed: did the kernel run, and {}?", cmp.buffer,
-                                      host_pointers ? "was the result copied back to the host"
-                                                    : "does it write to " + cmp.buffer));
+      cmp.hints.push_back(
+          fmt::format("no element of {} changed: did the kernel run, and {}?", cmp.buffer,
+                      host_pointers ? "was the result copied back to the host" : "does it write to " + cmp.buffer));
     } else if (host_pointers) {
-      cmp.hints.push_back(fmt::format(
-          "no element of {} was written: is the result copied back to the host "
-          "(cudaMemcpy(..., cudaMemcpyDeviceToHost))?",
-          cmp.buffer));
+      cmp.hints.push_back(
+          fmt::format("no element of {} was written: is the result copied back to the host "
+                      "(cudaMemcpy(..., cudaMemcpyDeviceToHost))?",
+                      cmp.buffer));
     } else {
-      cmp.hints.push_back(fmt::format("no element of {} was written: each still holds the NaN the harness filled "
-                                      "it with. Did the kernel run, and does it store to {} (=, not +=)?",
-                                      cmp.buffer, cmp.buffer));
+      cmp.hints.push_back(
+          fmt::format("no element of {} was written: each still holds the NaN the harness filled "
+                      "it with. Did the kernel run, and does it store to {} (=, not +=)?",
+                      cmp.buffer, cmp.buffer));
     }
     return;
   }
@@ -92,10 +93,10 @@ void add_position_hints(OutputComparison& cmp, const Buffer& actual, const std::
         if ((i % cols) >= first_bad_col && (i / cols) < first_bad_row) cols_edge = true;
       }
       if (rows_edge && cols_edge) {
-        cmp.hints.push_back(fmt::format(
-            "every row from {} on and every column from {} on is wrong: does your grid cover all M rows? "
-            "does your grid cover all N columns?",
-            first_bad_row, first_bad_col));
+        cmp.hints.push_back(
+            fmt::format("every row from {} on and every column from {} on is wrong: does your grid cover all M rows? "
+                        "does your grid cover all N columns?",
+                        first_bad_row, first_bad_col));
         return;
       }
     }
@@ -104,9 +105,10 @@ void add_position_hints(OutputComparison& cmp, const Buffer& actual, const std::
   std::size_t first = 0;
   while (first < n && !wrong[first]) ++first;
   if (first > 0 && cmp.wrong == n - first) {
-    cmp.hints.push_back(fmt::format("every element from index {} on is wrong ({} of {} are right): "
-                                    "does your grid cover all n elements?",
-                                    first, first, n));
+    cmp.hints.push_back(
+        fmt::format("every element from index {} on is wrong ({} of {} are right): "
+                    "does your grid cover all n elements?",
+                    first, first, n));
   }
 }
 
@@ -130,9 +132,10 @@ void add_value_hints(OutputComparison& cmp, const Buffer& actual, const Expected
       ++used;
     }
     if (used >= 2 && lo == 0 && hi == 0) {
-      cmp.hints.push_back(fmt::format("every element of {} is 0: nothing was accumulated (does the loop run at all "
-                                      "for this size?)",
-                                      cmp.buffer));
+      cmp.hints.push_back(
+          fmt::format("every element of {} is 0: nothing was accumulated (does the loop run at all "
+                      "for this size?)",
+                      cmp.buffer));
     } else if (used >= 2 && std::isfinite(lo) && hi - lo <= 1e-3 * std::abs(hi) && std::abs(hi - 1.0) > 1e-3) {
       cmp.hints.push_back(fmt::format(
           "every element of {} is off by the same factor {:.6g} (actual / expected): the values are right up "
@@ -147,44 +150,76 @@ void add_value_hints(OutputComparison& cmp, const Buffer& actual, const Expected
 
 const char* verdict_name(Verdict v) {
   switch (v) {
-    case Verdict::passed: return "passed";
-    case Verdict::wrong_output: return "wrong_output";
-    case Verdict::input_modified: return "input_modified";
-    case Verdict::device_leak: return "device_leak";
-    case Verdict::requirement_unmet: return "requirement_unmet";
-    case Verdict::not_implemented: return "not_implemented";
-    case Verdict::exception: return "exception";
-    case Verdict::cuda_error: return "cuda_error";
-    case Verdict::crash: return "crash";
-    case Verdict::timeout: return "timeout";
-    case Verdict::output_flood: return "output_flood";
-    case Verdict::compile_error: return "compile_error";
-    case Verdict::wrong_signature: return "wrong_signature";
-    case Verdict::load_error: return "load_error";
-    case Verdict::runner_error: return "runner_error";
-    case Verdict::skipped: return "skipped";
+    case Verdict::passed:
+      return "passed";
+    case Verdict::wrong_output:
+      return "wrong_output";
+    case Verdict::input_modified:
+      return "input_modified";
+    case Verdict::device_leak:
+      return "device_leak";
+    case Verdict::requirement_unmet:
+      return "requirement_unmet";
+    case Verdict::not_implemented:
+      return "not_implemented";
+    case Verdict::exception:
+      return "exception";
+    case Verdict::cuda_error:
+      return "cuda_error";
+    case Verdict::crash:
+      return "crash";
+    case Verdict::timeout:
+      return "timeout";
+    case Verdict::output_flood:
+      return "output_flood";
+    case Verdict::compile_error:
+      return "compile_error";
+    case Verdict::wrong_signature:
+      return "wrong_signature";
+    case Verdict::load_error:
+      return "load_error";
+    case Verdict::runner_error:
+      return "runner_error";
+    case Verdict::skipped:
+      return "skipped";
   }
   return "unknown";
 }
 
 const char* verdict_title(Verdict v) {
   switch (v) {
-    case Verdict::passed: return "passed";
-    case Verdict::wrong_output: return "wrong output";
-    case Verdict::input_modified: return "input modified";
-    case Verdict::device_leak: return "device memory leaked";
-    case Verdict::requirement_unmet: return "requirement not met";
-    case Verdict::not_implemented: return "not implemented";
-    case Verdict::exception: return "exception";
-    case Verdict::cuda_error: return "CUDA error";
-    case Verdict::crash: return "crashed";
-    case Verdict::timeout: return "timed out";
-    case Verdict::output_flood: return "output flood";
-    case Verdict::compile_error: return "compile error";
-    case Verdict::wrong_signature: return "wrong signature";
-    case Verdict::load_error: return "cannot load";
-    case Verdict::runner_error: return "harness error";
-    case Verdict::skipped: return "skipped";
+    case Verdict::passed:
+      return "passed";
+    case Verdict::wrong_output:
+      return "wrong output";
+    case Verdict::input_modified:
+      return "input modified";
+    case Verdict::device_leak:
+      return "device memory leaked";
+    case Verdict::requirement_unmet:
+      return "requirement not met";
+    case Verdict::not_implemented:
+      return "not implemented";
+    case Verdict::exception:
+      return "exception";
+    case Verdict::cuda_error:
+      return "CUDA error";
+    case Verdict::crash:
+      return "crashed";
+    case Verdict::timeout:
+      return "timed out";
+    case Verdict::output_flood:
+      return "output flood";
+    case Verdict::compile_error:
+      return "compile error";
+    case Verdict::wrong_signature:
+      return "wrong signature";
+    case Verdict::load_error:
+      return "cannot load";
+    case Verdict::runner_error:
+      return "harness error";
+    case Verdict::skipped:
+      return "skipped";
   }
   return "unknown";
 }
@@ -291,16 +326,19 @@ std::vector<std::string> requirement_failures(const TaskInfo& info, const std::v
     const bool needs_in = b.role != Role::output;
     const bool needs_out = b.role != Role::input;
     if (!needs_out && out > 0) {
-      failures.push_back(fmt::format("{} was copied back to the host but never changed: copy back only the result",
-                                     b.name));
+      failures.push_back(
+          fmt::format("{} was copied back to the host but never changed: copy back only the result", b.name));
     }
     if (!needs_in && in > 0) {
-      failures.push_back(fmt::format("{} was copied to the device, but solve only writes it: allocate it on the device "
-                                     "without copying it in",
-                                     b.name));
+      failures.push_back(
+          fmt::format("{} was copied to the device, but solve only writes it: allocate it on the device "
+                      "without copying it in",
+                      b.name));
     }
-    if (needs_in && in > 1) failures.push_back(fmt::format("{} was copied to the device {} times; once is enough", b.name, in));
-    if (needs_out && out > 1) failures.push_back(fmt::format("{} was copied back {} times; once is enough", b.name, out));
+    if (needs_in && in > 1)
+      failures.push_back(fmt::format("{} was copied to the device {} times; once is enough", b.name, in));
+    if (needs_out && out > 1)
+      failures.push_back(fmt::format("{} was copied back {} times; once is enough", b.name, out));
   }
   return failures;
 }
@@ -316,8 +354,8 @@ std::string describe_launches(const nlohmann::json& records) {
     const auto b = l.value("block", std::vector<unsigned>{1, 1, 1});
     std::string name = l.value("kernel", "");
     name = name.substr(0, name.find('('));  // CUPTI's names carry the parameter list
-    out += fmt::format("{}{}<<<({},{},{}), ({},{},{})>>> {} B shared", i == 0 ? "" : ", ", name.empty() ? "kernel" : name,
-                       g.at(0), g.at(1), g.at(2), b.at(0), b.at(1), b.at(2),
+    out += fmt::format("{}{}<<<({},{},{}), ({},{},{})>>> {} B shared", i == 0 ? "" : ", ",
+                       name.empty() ? "kernel" : name, g.at(0), g.at(1), g.at(2), b.at(0), b.at(1), b.at(2),
                        l.value("static_shared_bytes", 0) + l.value("dynamic_shared_bytes", 0));
   }
   if (launches.size() > shown) out += fmt::format(", … ({} more)", launches.size() - shown);
@@ -341,9 +379,10 @@ std::optional<std::string> size_pattern_hint(const std::vector<CaseOutcome>& out
         }
       }
       if (matches) {
-        return fmt::format("fails exactly when {} is not a multiple of {}: does the code handle the last, "
-                           "partial tile or block along {}?",
-                           d.name, p, d.name);
+        return fmt::format(
+            "fails exactly when {} is not a multiple of {}: does the code handle the last, "
+            "partial tile or block along {}?",
+            d.name, p, d.name);
       }
     }
   }

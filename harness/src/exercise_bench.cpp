@@ -22,11 +22,11 @@ namespace {
 
 constexpr std::size_t max_input_sets = 4;
 constexpr double input_set_budget_bytes = 2.0 * (1ull << 30);  // host memory for the rotating sets
-constexpr int fp32_lanes_per_sm = 128;                          // Volta to Hopper: 128 FP32 FMA units per SM
+constexpr int fp32_lanes_per_sm = 128;                         // Volta to Hopper: 128 FP32 FMA units per SM
 
 json policy_json(const SamplingPolicy& p) {
-  return json{{"warmup_runs", p.warmup_runs}, {"min_samples", p.min_samples}, {"min_time_s", p.min_time_s},
-              {"noise_target", p.noise_target}, {"time_cap_s", p.time_cap_s}, {"max_samples", p.max_samples}};
+  return json{{"warmup_runs", p.warmup_runs},   {"min_samples", p.min_samples}, {"min_time_s", p.min_time_s},
+              {"noise_target", p.noise_target}, {"time_cap_s", p.time_cap_s},   {"max_samples", p.max_samples}};
 }
 
 std::size_t set_bytes(const std::vector<Buffer>& buffers) {
@@ -80,8 +80,8 @@ std::optional<GpuDevice> probe_gpu(const fs::path& runner, std::string& why) {
       return std::nullopt;
     }
     const json& d = j.at("devices").at(0);
-    return GpuDevice{d.value("name", ""),        d.value("uuid", ""),        d.value("sm_count", 0),
-                     d.value("clock_khz", 0),    j.value("driver_version", 0), j.value("runtime_version", 0)};
+    return GpuDevice{d.value("name", ""),     d.value("uuid", ""),          d.value("sm_count", 0),
+                     d.value("clock_khz", 0), j.value("driver_version", 0), j.value("runtime_version", 0)};
   } catch (const std::exception& e) {
     why = "probing for GPUs failed: " + first_line(r.output);
     return std::nullopt;
@@ -122,9 +122,10 @@ Peaks device_peaks(const fs::path& runner, const GpuDevice& device, const fs::pa
       std::ofstream(file) << cache.dump(2);
     }
   }
-  peaks.source = fmt::format("bandwidth: 1 GiB device-to-device copy, read + write (measured, cached per device and "
-                             "driver); FP32: {} SMs × {} MHz × {} FMA × 2",
-                             device.sm_count, device.clock_khz / 1000, fp32_lanes_per_sm);
+  peaks.source = fmt::format(
+      "bandwidth: 1 GiB device-to-device copy, read + write (measured, cached per device and "
+      "driver); FP32: {} SMs × {} MHz × {} FMA × 2",
+      device.sm_count, device.clock_khz / 1000, fp32_lanes_per_sm);
   return peaks;
 }
 
@@ -132,8 +133,9 @@ std::string clock_state() {
   const fs::path smi = find_on_path("nvidia-smi");
   if (smi.empty()) return "";
   ProcessOptions opts;
-  opts.argv = {smi.string(), "--query-gpu=clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,"
-                             "clocks_event_reasons.active",
+  opts.argv = {smi.string(),
+               "--query-gpu=clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,"
+               "clocks_event_reasons.active",
                "--format=csv,noheader,nounits"};
   opts.timeout = std::chrono::seconds(20);
   const ProcessResult r = run_process(opts);
@@ -189,7 +191,8 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
 
   std::vector<Case> cases = task.cases(CaseOptions{});
   std::erase_if(cases, [&](const Case& c) {
-    return options.sizes.empty() ? !c.large : std::ranges::find(options.sizes, c.dims.front().value) == options.sizes.end();
+    return options.sizes.empty() ? !c.large
+                                 : std::ranges::find(options.sizes, c.dims.front().value) == options.sizes.end();
   });
   const json extra{{"mode", "bench"}, {"policy", policy_json(options.policy)}};
   for (std::size_t i = 0; i < cases.size(); ++i) {

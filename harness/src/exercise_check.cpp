@@ -76,9 +76,12 @@ class SharedBuffers {
 
 const char* role_name(Role r) {
   switch (r) {
-    case Role::input: return "input";
-    case Role::output: return "output";
-    case Role::inout: return "inout";
+    case Role::input:
+      return "input";
+    case Role::output:
+      return "output";
+    case Role::inout:
+      return "inout";
   }
   return "input";
 }
@@ -121,7 +124,8 @@ std::vector<std::string> output_lines(const std::string& output, std::size_t tot
   std::istringstream in(output);
   std::string line;
   while (std::getline(in, line) && lines.size() < max_output_lines_shown) lines.push_back("| " + line);
-  if (total_bytes > output.size() || !in.eof()) lines.push_back(fmt::format("| … ({} bytes of output in all)", total_bytes));
+  if (total_bytes > output.size() || !in.eof())
+    lines.push_back(fmt::format("| … ({} bytes of output in all)", total_bytes));
   return lines;
 }
 
@@ -166,8 +170,8 @@ void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& o
     const Buffer* before = actual.role == Role::inout ? &originals.at(e.buffer) : nullptr;
     OutputComparison cmp = compare_output(actual, e, before, host);
     if (cmp.ok()) continue;
-    wrong_parts.push_back(fmt::format("{} of {} element{} of {} wrong", cmp.wrong, cmp.count,
-                                      cmp.count == 1 ? "" : "s", cmp.buffer));
+    wrong_parts.push_back(
+        fmt::format("{} of {} element{} of {} wrong", cmp.wrong, cmp.count, cmp.count == 1 ? "" : "s", cmp.buffer));
     auto lines = describe_mismatches(cmp, actual);
     r.details.insert(r.details.end(), lines.begin(), lines.end());
     if (auto specific = task.diagnose(c, originals, actual, e)) r.hints.push_back(*specific);
@@ -198,8 +202,8 @@ void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& o
     }
     if (leaked > 0) {
       r.verdict = Verdict::device_leak;
-      r.message = fmt::format("{} device allocation{} ({}) not freed at {}: call cudaFree for every cudaMalloc",
-                              leaked, leaked == 1 ? "" : "s", describe_bytes(leaked_bytes), c.label());
+      r.message = fmt::format("{} device allocation{} ({}) not freed at {}: call cudaFree for every cudaMalloc", leaked,
+                              leaked == 1 ? "" : "s", describe_bytes(leaked_bytes), c.label());
       return;
     }
   }
@@ -240,9 +244,8 @@ CaseResult run_case(const Task& task, const Toolchain& toolchain, const fs::path
     if (b.role == Role::output) poison(b);
   }
   // The reference runs here while the child runs the submission.
-  std::shared_future<std::vector<std::vector<Expected>>> expected = std::async(std::launch::async, [&] {
-    return std::vector<std::vector<Expected>>{task.reference(c, sets[0])};
-  });
+  std::shared_future<std::vector<std::vector<Expected>>> expected =
+      std::async(std::launch::async, [&] { return std::vector<std::vector<Expected>>{task.reference(c, sets[0])}; });
   RunnerCall call{task, toolchain, module, c, json::object(), options.timeout, options.max_output_bytes};
   return call_runner(
       call, sets, [&]() -> const std::vector<std::vector<Expected>>& { return expected.get(); }, nullptr);
@@ -273,9 +276,10 @@ CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buf
   switch (p.status) {
     case ProcessResult::Status::timed_out:
       r.verdict = Verdict::timeout;
-      r.message = fmt::format("did not finish within {:.0f} s at {}: a loop that never ends, or a barrier "
-                              "that not every thread of the block reaches?",
-                              call.timeout.count() / 1000.0, c.label());
+      r.message = fmt::format(
+          "did not finish within {:.0f} s at {}: a loop that never ends, or a barrier "
+          "that not every thread of the block reaches?",
+          call.timeout.count() / 1000.0, c.label());
       if (p.output_bytes > 0) r.details = shown_output;
       return r;
     case ProcessResult::Status::output_flood:
@@ -298,8 +302,8 @@ CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buf
   }
   if (p.result.empty()) {
     r.verdict = Verdict::crash;
-    r.message = fmt::format("the program exited with code {} during solve at {} (did it call exit()?)",
-                            p.exit_code, c.label());
+    r.message =
+        fmt::format("the program exited with code {} during solve at {} (did it call exit()?)", p.exit_code, c.label());
     r.details = shown_output;
     return r;
   }
@@ -362,7 +366,6 @@ CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buf
   return r;
 }
 
-
 ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, const fs::path& source,
                               const CheckOptions& options, const ProgressFn& progress) {
   ExerciseResult result;
@@ -391,8 +394,8 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
       continue;
     }
     if (progress) progress(task, i, cases.size(), cases[i]);
-    CaseResult r = run_case(task, toolchain, result.compile.module, cases[i], case_seed(options.seed, task.info().number, i),
-                            options);
+    CaseResult r = run_case(task, toolchain, result.compile.module, cases[i],
+                            case_seed(options.seed, task.info().number, i), options);
     // These do not depend on the size: one report is enough.
     switch (r.verdict) {
       case Verdict::timeout:

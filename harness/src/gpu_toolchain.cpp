@@ -72,9 +72,9 @@ class GpuToolchain final : public Toolchain {
       result.diagnostics = e.what();
       return result;
     }
-    const std::vector<std::string> flags = {"-std=c++17", "-O3", "-lineinfo", "-shared",
-                                            "-Xcompiler", "-fPIC", "-cudart", "shared",
-                                            "-arch=" + config_.cuda_arch};
+    const std::vector<std::string> flags = {"-std=c++17", "-O3",        "-lineinfo",
+                                            "-shared",    "-Xcompiler", "-fPIC",
+                                            "-cudart",    "shared",     "-arch=" + config_.cuda_arch};
     std::string flag_text;
     for (const auto& f : flags) flag_text += f + " ";
     // The source path is part of the key: nvcc bakes it into messages and line info.

@@ -89,8 +89,8 @@ ProcessResult run_process(const ProcessOptions& options) {
       killed_for_time = true;
       break;
     }
-    const int wait_ms = static_cast<int>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count()) + 1;
+    const int wait_ms =
+        static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count()) + 1;
     pollfd fds[2];
     int nfds = 0;
     if (out_fd >= 0) fds[nfds++] = {out_fd, POLLIN, 0};
@@ -101,7 +101,10 @@ ProcessResult run_process(const ProcessOptions& options) {
       if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
       ssize_t n = read(fds[i].fd, buf, sizeof buf);
       if (n <= 0) {
-        if (fds[i].fd == out_fd) close_fd(out_fd); else res_fd = -1;
+        if (fds[i].fd == out_fd)
+          close_fd(out_fd);
+        else
+          res_fd = -1;
         continue;
       }
       if (fds[i].fd == out_fd) {

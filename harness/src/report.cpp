@@ -51,7 +51,8 @@ void write_case(std::ostream& out, const CaseResult& c, const ReportStyle& style
   out << "  " << paint(style.color, verdict_style(c.verdict), ok ? "ok" : "✗") << ' ' << c.message
       << (ok ? fmt::format(" at {}", c.c.label()) : "") << '\n';
   for (const auto& d : c.details) out << "      " << d << '\n';
-  for (const auto& h : c.hints) out << "    " << paint(style.color, fmt::fg(fmt::terminal_color::cyan), "hint:") << ' ' << h << '\n';
+  for (const auto& h : c.hints)
+    out << "    " << paint(style.color, fmt::fg(fmt::terminal_color::cyan), "hint:") << ' ' << h << '\n';
 }
 
 }  // namespace
@@ -75,7 +76,8 @@ void write_check_report(std::ostream& out, const std::vector<ExerciseResult>& re
   for (const auto& r : results) {
     const bool failed = r.verdict != Verdict::passed;
     if (!failed && !style.verbose) continue;
-    out << '\n' << paint(style.color, fmt::emphasis::bold, r.task->info().id) << "  (" << display_path(r.source) << ")\n";
+    out << '\n'
+        << paint(style.color, fmt::emphasis::bold, r.task->info().id) << "  (" << display_path(r.source) << ")\n";
     if (r.verdict == Verdict::compile_error) {
       out << "  " << paint(style.color, verdict_style(r.verdict), "✗") << " the file does not compile:\n";
       out << r.compile.diagnostics;
@@ -104,14 +106,17 @@ void write_check_report(std::ostream& out, const std::vector<ExerciseResult>& re
     if (!more.empty()) {
       std::string list;
       for (const auto& m : more) list += (list.empty() ? "" : ", ") + m;
-      out << "  " << paint(style.color, verdict_style(r.verdict), "✗") << fmt::format(" also wrong at {} more size{}: {} (-v shows each)\n",
-                                                                                   more.size(), more.size() == 1 ? "" : "s", list);
+      out << "  " << paint(style.color, verdict_style(r.verdict), "✗")
+          << fmt::format(" also wrong at {} more size{}: {} (-v shows each)\n", more.size(),
+                         more.size() == 1 ? "" : "s", list);
     }
-    for (const auto& h : r.hints) out << "  " << paint(style.color, fmt::fg(fmt::terminal_color::cyan), "hint:") << ' ' << h << '\n';
+    for (const auto& h : r.hints)
+      out << "  " << paint(style.color, fmt::fg(fmt::terminal_color::cyan), "hint:") << ' ' << h << '\n';
   }
 }
 
-json check_report_json(const std::vector<ExerciseResult>& results, const std::string& backend_line, std::uint64_t seed) {
+json check_report_json(const std::vector<ExerciseResult>& results, const std::string& backend_line,
+                       std::uint64_t seed) {
   json exercises = json::array();
   for (const auto& r : results) {
     json cases = json::array();
@@ -142,8 +147,8 @@ json check_report_json(const std::vector<ExerciseResult>& results, const std::st
   }
   bool all = true;
   for (const auto& r : results) all = all && r.verdict == Verdict::passed;
-  return json{{"tool", "cudalab"}, {"version", CUDALAB_VERSION}, {"backend", backend_line},
-              {"seed", seed}, {"passed", all}, {"exercises", exercises}};
+  return json{{"tool", "cudalab"}, {"version", CUDALAB_VERSION}, {"backend", backend_line}, {"seed", seed},
+              {"passed", all},     {"exercises", exercises}};
 }
 
 }  // namespace cudalab

@@ -127,8 +127,7 @@ namespace {
 
 void require(const Buffer& b, DType t) {
   if (b.dtype != t) {
-    throw std::logic_error("buffer '" + b.name + "' holds " + spelling(b.dtype) + ", not " +
-                           spelling(t));
+    throw std::logic_error("buffer '" + b.name + "' holds " + spelling(b.dtype) + ", not " + spelling(t));
   }
 }
 
@@ -158,8 +157,7 @@ std::span<const std::int32_t> Buffer::i32() const {
 
 double Buffer::value(std::size_t i) const {
   if (i >= count()) {
-    throw std::out_of_range("buffer '" + name + "': element " + std::to_string(i) + " of " +
-                            std::to_string(count()));
+    throw std::out_of_range("buffer '" + name + "': element " + std::to_string(i) + " of " + std::to_string(count()));
   }
   if (dtype == DType::f32) return f32()[i];
   return i32()[i];

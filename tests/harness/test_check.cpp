@@ -73,7 +73,8 @@ TEST(Check, UnwrittenTailGetsTheGridHint) {
   EXPECT_TRUE(has_hint(cmp, "every element from index 256 on is wrong"));
   EXPECT_TRUE(has_hint(cmp, "does your grid cover all n elements?"));
   auto lines = describe_mismatches(cmp, out);
-  EXPECT_NE(lines.front().find("c[256]: expected 129, got the poison NaN (never written)"), std::string::npos) << lines.front();
+  EXPECT_NE(lines.front().find("c[256]: expected 129, got the poison NaN (never written)"), std::string::npos)
+      << lines.front();
 }
 
 TEST(Check, OffByOneShiftIsWrongEverywhereButNotAGridProblem) {
@@ -168,7 +169,8 @@ Case matmul_case(int m, int n, int k) { return Case{{{"M", m}, {"N", n}, {"K", k
 
 TEST(Check, SizePatternFindsTheMisalignedDimension) {
   std::vector<CaseOutcome> outcomes;
-  for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{{16, 16, 16}, {32, 16, 17}, {16, 48, 33}, {64, 64, 64}, {48, 32, 40}, {17, 17, 32}}) {
+  for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{
+           {16, 16, 16}, {32, 16, 17}, {16, 48, 33}, {64, 64, 64}, {48, 32, 40}, {17, 17, 32}}) {
     outcomes.push_back({matmul_case(m, n, k), k % 16 == 0});
   }
   auto hint = size_pattern_hint(outcomes);

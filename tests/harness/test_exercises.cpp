@@ -48,9 +48,9 @@ const Toolchain* toolchain_for(Backend backend, std::string& why) {
   return it->second.first.get();
 }
 
-#define REQUIRE_BACKEND(backend, var)                                                   \
-  std::string why_##var;                                                                \
-  const Toolchain* var = toolchain_for(backend, why_##var);                             \
+#define REQUIRE_BACKEND(backend, var)                       \
+  std::string why_##var;                                    \
+  const Toolchain* var = toolchain_for(backend, why_##var); \
   if (var == nullptr) GTEST_SKIP() << backend_name(backend) << " backend unavailable: " << why_##var
 
 /// Everything a report shows about a result, for "does it say X" assertions.
@@ -153,8 +153,8 @@ void PrintTo(const WrongKernel& w, std::ostream* os) {
 }
 
 std::string wrong_kernel_name(const testing::TestParamInfo<WrongKernel>& info) {
-  std::string name = fmt::format("{}_{}_{}", backend_name(info.param.backend), info.param.exercise,
-                                 info.param.file.stem().string());
+  std::string name =
+      fmt::format("{}_{}_{}", backend_name(info.param.backend), info.param.exercise, info.param.file.stem().string());
   for (char& c : name) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   }
@@ -171,8 +171,9 @@ TEST_P(KnownWrong, IsCaughtWithTheRightExplanation) {
   ASSERT_NE(task, nullptr) << "tests/wrong/" << w.exercise << " is not an exercise";
   auto r = check_exercise(*task, *toolchain, w.file, test_options());
   EXPECT_EQ(verdict_name(r.verdict), w.verdict) << all_text(r);
-  EXPECT_NE(all_text(r).find(w.must_say), std::string::npos) << "the report should say \"" << w.must_say
-                                                              << "\"; it says:\n" << all_text(r);
+  EXPECT_NE(all_text(r).find(w.must_say), std::string::npos)
+      << "the report should say \"" << w.must_say << "\"; it says:\n"
+      << all_text(r);
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, KnownWrong, testing::ValuesIn(wrong_kernels()), wrong_kernel_name);
@@ -226,8 +227,9 @@ TEST_P(Runner, MisbehaviourGetsItsVerdictAndTheParentCarriesOn) {
   options.only_sizes = {1000};
   auto r = check_exercise(task, *toolchain, source_dir / "tests" / "misbehaving" / m.file, options);
   EXPECT_EQ(verdict_name(r.verdict), std::string(verdict_name(m.verdict))) << all_text(r);
-  EXPECT_NE(all_text(r).find(m.must_say), std::string::npos) << "the report should say \"" << m.must_say
-                                                             << "\"; it says:\n" << all_text(r);
+  EXPECT_NE(all_text(r).find(m.must_say), std::string::npos)
+      << "the report should say \"" << m.must_say << "\"; it says:\n"
+      << all_text(r);
   // The same process checks a good submission right after.
   auto good = check_exercise(task, *toolchain, source_dir / "solutions" / m.exercise / "kernel.cu", options);
   EXPECT_EQ(good.verdict, Verdict::passed) << all_text(good);
@@ -247,12 +249,14 @@ TEST(Backend, CompileErrorShowsTheCompilersMessageWithFileAndLine) {
     const Toolchain* toolchain = toolchain_for(b, why);
     if (toolchain == nullptr) continue;
     const fs::path broken = fs::temp_directory_path() / fmt::format("cudalab-broken-{}.cu", backend_name(b));
-    std::ofstream(broken) << "#include <stdexcept>\n\nvoid solve(const float* A, const float* B, float* C, int M, int N, int K) {\n"
-                             "  int x = ;\n}\n";
+    std::ofstream(broken)
+        << "#include <stdexcept>\n\nvoid solve(const float* A, const float* B, float* C, int M, int N, int K) {\n"
+           "  int x = ;\n}\n";
     auto r = check_exercise(*find_task("03_matmul"), *toolchain, broken, test_options());
     EXPECT_EQ(r.verdict, Verdict::compile_error) << backend_name(b);
     EXPECT_NE(r.compile.diagnostics.find(broken.filename().string()), std::string::npos) << r.compile.diagnostics;
-    EXPECT_NE(r.compile.diagnostics.find("4"), std::string::npos) << "line 4 should be named: " << r.compile.diagnostics;
+    EXPECT_NE(r.compile.diagnostics.find("4"), std::string::npos)
+        << "line 4 should be named: " << r.compile.diagnostics;
     EXPECT_TRUE(r.cases.empty());
   }
 }

@@ -18,16 +18,17 @@
 namespace cudalab::sim::test {
 namespace {
 
-#define ENTRY(file, name, type) auto* name = entry<type>(file, #name); ASSERT_NE(name, nullptr)
+#define ENTRY(file, name, type)          \
+  auto* name = entry<type>(file, #name); \
+  ASSERT_NE(name, nullptr)
 
 // ---- blocks.cu -------------------------------------------------------------------------------
 
 TEST(SimBlocks, Grid3dCoversEveryElementOnce) {
   ENTRY("blocks.cu", grid_3d, int(int*, int, int, int, unsigned, unsigned, unsigned));
-  for (auto [nx, ny, nz, bx, by, bz] : {std::array<unsigned, 6>{33, 17, 5, 8, 4, 2},
-                                        std::array<unsigned, 6>{7, 3, 9, 32, 1, 1},
-                                        std::array<unsigned, 6>{16, 16, 1, 16, 16, 1},
-                                        std::array<unsigned, 6>{5, 70, 3, 1, 32, 2}}) {
+  for (auto [nx, ny, nz, bx, by, bz] :
+       {std::array<unsigned, 6>{33, 17, 5, 8, 4, 2}, std::array<unsigned, 6>{7, 3, 9, 32, 1, 1},
+        std::array<unsigned, 6>{16, 16, 1, 16, 16, 1}, std::array<unsigned, 6>{5, 70, 3, 1, 32, 2}}) {
     std::vector<int> out(nx * ny * nz, 0);
     ASSERT_EQ(grid_3d(out.data(), nx, ny, nz, bx, by, bz), cudaSuccess);
     for (unsigned z = 0; z < nz; ++z)
@@ -266,12 +267,21 @@ TEST(SimLaunch, ConfigurationErrorsAsCudaReportsThem) {
   std::vector<int> e(15, -1);
   int counter = -1;
   launch_errors(e.data(), &counter);
-  const std::vector<int> expect = {
-      cudaErrorInvalidConfiguration, cudaErrorInvalidConfiguration, cudaErrorInvalidConfiguration,
-      cudaErrorInvalidConfiguration, cudaErrorInvalidConfiguration, cudaErrorInvalidConfiguration,
-      cudaErrorInvalidValue,         cudaSuccess,                   cudaSuccess,
-      cudaErrorInvalidValue,         cudaErrorInvalidResourceHandle, cudaErrorInvalidConfiguration,
-      cudaErrorInvalidConfiguration, cudaSuccess,                   cudaSuccess};
+  const std::vector<int> expect = {cudaErrorInvalidConfiguration,
+                                   cudaErrorInvalidConfiguration,
+                                   cudaErrorInvalidConfiguration,
+                                   cudaErrorInvalidConfiguration,
+                                   cudaErrorInvalidConfiguration,
+                                   cudaErrorInvalidConfiguration,
+                                   cudaErrorInvalidValue,
+                                   cudaSuccess,
+                                   cudaSuccess,
+                                   cudaErrorInvalidValue,
+                                   cudaErrorInvalidResourceHandle,
+                                   cudaErrorInvalidConfiguration,
+                                   cudaErrorInvalidConfiguration,
+                                   cudaSuccess,
+                                   cudaSuccess};
   EXPECT_EQ(e, expect);
   EXPECT_EQ(counter, 43);  // only the two valid launches ran
 }

@@ -135,9 +135,9 @@ TEST_F(SimRuntime, RecordsOnlyWhileRecording) {
   cudaMemcpy(d, buf, 32, cudaMemcpyHostToDevice);
   cudaMemcpy(buf, d, 16, cudaMemcpyDeviceToHost);
   cudaMemcpy(d, buf, 64, cudaMemcpyHostToDevice);  // fails: not recorded
-  cudaMemset(d, 0, 32);                             // not a copy
+  cudaMemset(d, 0, 32);                            // not a copy
   cudaFree(d);
-  cudaFree(before);                                 // allocated before recording: no record to mark
+  cudaFree(before);  // allocated before recording: no record to mark
   rec.recording = false;
   cudaFreeHost(h);
   ASSERT_EQ(rec.allocations.size(), 2u);

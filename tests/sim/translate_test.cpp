@@ -32,8 +32,8 @@ constexpr const char* kLambda = "[&](auto&... cudalab_sim_args) { ";
 
 TEST(SimTranslate, SimpleLaunch) {
   EXPECT_EQ(body("void f(int* d) { k<<<g, b>>>(d, 3); }\n"),
-            std::string("void f(int* d) { ::cudalab_sim::launch(\"k\", ::cudalab_sim::kernel_address(k), ") +
-                kLambda + "k(cudalab_sim_args...); }, ::cudalab_sim::config(g, b), d, 3); }\n");
+            std::string("void f(int* d) { ::cudalab_sim::launch(\"k\", ::cudalab_sim::kernel_address(k), ") + kLambda +
+                "k(cudalab_sim_args...); }, ::cudalab_sim::config(g, b), d, 3); }\n");
 }
 
 TEST(SimTranslate, FourPartConfigAndNoArguments) {
@@ -45,11 +45,10 @@ TEST(SimTranslate, FourPartConfigAndNoArguments) {
 TEST(SimTranslate, TemplatedKernelWithCommasAndExpressions) {
   const std::string out =
       body("void f() { ns::k<float, 4><<<dim3(n / 2, (m > 1) ? m : 1), f(a, b)>>>(x, h(y, z)); }\n");
-  EXPECT_NE(out.find("launch(\"ns::k<float, 4>\", ::cudalab_sim::kernel_address(ns::k<float, 4>)"),
-            std::string::npos) << out;
-  EXPECT_NE(out.find("ns::k<float, 4>(cudalab_sim_args...)"), std::string::npos) << out;
-  EXPECT_NE(out.find("config(dim3(n / 2, (m > 1) ? m : 1), f(a, b)), x, h(y, z));"), std::string::npos)
+  EXPECT_NE(out.find("launch(\"ns::k<float, 4>\", ::cudalab_sim::kernel_address(ns::k<float, 4>)"), std::string::npos)
       << out;
+  EXPECT_NE(out.find("ns::k<float, 4>(cudalab_sim_args...)"), std::string::npos) << out;
+  EXPECT_NE(out.find("config(dim3(n / 2, (m > 1) ? m : 1), f(a, b)), x, h(y, z));"), std::string::npos) << out;
 }
 
 TEST(SimTranslate, DeducedTemplateKernelHasNoAddress) {
@@ -57,8 +56,7 @@ TEST(SimTranslate, DeducedTemplateKernelHasNoAddress) {
       "template <typename T> __global__ void add(T* p, T v) {}\n"
       "void f(float* p) { add<<<1, 32>>>(p, 1.0f); add<float><<<1, 32>>>(p, 2.0f); }\n");
   EXPECT_NE(out.find("launch(\"add\", nullptr,"), std::string::npos) << out;
-  EXPECT_NE(out.find("launch(\"add<float>\", ::cudalab_sim::kernel_address(add<float>)"),
-            std::string::npos) << out;
+  EXPECT_NE(out.find("launch(\"add<float>\", ::cudalab_sim::kernel_address(add<float>)"), std::string::npos) << out;
 }
 
 TEST(SimTranslate, ShiftsAndNestedTemplatesAreNotLaunches) {
@@ -96,7 +94,8 @@ TEST(SimTranslate, ExternSharedInFunctionBecomesAPointer) {
       "  smem[0] = 1;\n"
       "}\n");
   EXPECT_NE(out.find("unsigned char* const smem = static_cast<unsigned char*>(::cudalab_sim::dynamic_shared());"),
-            std::string::npos) << out;
+            std::string::npos)
+      << out;
   EXPECT_NE(out.find("  smem[0] = 1;"), std::string::npos) << out;
 }
 
@@ -109,7 +108,8 @@ TEST(SimTranslate, ExternSharedAtNamespaceScopeIsSubstituted) {
       "}\n");
   EXPECT_EQ(out.find("extern"), std::string::npos) << out;
   EXPECT_NE(out.find("(static_cast<float*>(::cudalab_sim::dynamic_shared()))[threadIdx.x] = s.sdata;"),
-            std::string::npos) << out;
+            std::string::npos)
+      << out;
   EXPECT_EQ(lines(out), 5u);
 }
 
@@ -121,26 +121,25 @@ TEST(SimTranslate, StaticSharedIsNotedInFunctionsOnly) {
       "  __shared__ typename Foo<int, 2>::type c;\n"
       "}\n");
   EXPECT_NE(out.find("__shared__ int file_scope[4];\n"), std::string::npos) << out;
-  EXPECT_NE(out.find("b; CUDALAB_SIM_NOTE_SHARED(a); CUDALAB_SIM_NOTE_SHARED(b);"),
-            std::string::npos) << out;
+  EXPECT_NE(out.find("b; CUDALAB_SIM_NOTE_SHARED(a); CUDALAB_SIM_NOTE_SHARED(b);"), std::string::npos) << out;
   EXPECT_NE(out.find("c; CUDALAB_SIM_NOTE_SHARED(c);"), std::string::npos) << out;
 }
 
 TEST(SimTranslate, LinesArePreserved) {
   const std::string src =
-      "__global__ void k(int* p) {}\n"                  // 1
-      "void f(int* d) {\n"                             // 2
-      "  k\n"                                          // 3
-      "   <<<\n"                                       // 4
-      "     1,\n"                                      // 5
-      "     2>>>\n"                                    // 6
-      "   (d);\n"                                      // 7
-      "  int marker_after = 0;\n"                      // 8
-      "  k<<<1, 1>>>(d\n"                              // 9
-      "     , d_marker);\n"                            // 10
-      "  extern __shared__\n"                          // 11
-      "     float s[];\n"                              // 12
-      "  int marker_end = 0;\n"                        // 13
+      "__global__ void k(int* p) {}\n"  // 1
+      "void f(int* d) {\n"              // 2
+      "  k\n"                           // 3
+      "   <<<\n"                        // 4
+      "     1,\n"                       // 5
+      "     2>>>\n"                     // 6
+      "   (d);\n"                       // 7
+      "  int marker_after = 0;\n"       // 8
+      "  k<<<1, 1>>>(d\n"               // 9
+      "     , d_marker);\n"             // 10
+      "  extern __shared__\n"           // 11
+      "     float s[];\n"               // 12
+      "  int marker_end = 0;\n"         // 13
       "}\n";
   const std::string out = body(src);
   EXPECT_EQ(lines(out), lines(src));

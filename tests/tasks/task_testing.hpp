@@ -115,8 +115,7 @@ inline std::vector<std::pair<std::string, float>> sums_in_every_order(std::span<
       {"reversed", sum_reversed(x)},
       {"pairwise", sum_pairwise(x)},
       {"warp tree, 1 block of 32", sum_blocked(x, 32, 32)},
-      {"blocks of 256, one thread per element",
-       sum_blocked(x, 256, std::max<std::size_t>(x.size(), 1))},
+      {"blocks of 256, one thread per element", sum_blocked(x, 256, std::max<std::size_t>(x.size(), 1))},
       {"grid-stride, 4 blocks of 256", sum_blocked(x, 256, 1024)},
       {"grid-stride, 1 block of 1024", sum_blocked(x, 1024, 1024)},
   };

@@ -9,9 +9,7 @@
 namespace cudalab {
 namespace {
 
-Param buf(const char* name, DType t, bool is_const) {
-  return {Param::Kind::buffer, name, t, is_const};
-}
+Param buf(const char* name, DType t, bool is_const) { return {Param::Kind::buffer, name, t, is_const}; }
 Param scalar(const char* name) { return {Param::Kind::scalar_int, name, DType::i32, false}; }
 
 TEST(Contract, DtypeSize) {
@@ -20,8 +18,7 @@ TEST(Contract, DtypeSize) {
 }
 
 TEST(Signature, TextSpellsTheContract) {
-  const Signature s{{buf("a", DType::f32, true), buf("b", DType::f32, true),
-                     buf("c", DType::f32, false), scalar("n")}};
+  const Signature s{{buf("a", DType::f32, true), buf("b", DType::f32, true), buf("c", DType::f32, false), scalar("n")}};
   EXPECT_EQ(s.text(), "void solve(const float* a, const float* b, float* c, int n)");
   const Signature inc{{buf("data", DType::i32, false), scalar("n")}};
   EXPECT_EQ(inc.text(), "void solve(int* data, int n)");
@@ -30,18 +27,16 @@ TEST(Signature, TextSpellsTheContract) {
 
 // Strings printed by `nm` on a file compiled with g++ 12.2 (x86-64) that defines these overloads.
 TEST(Signature, MangledNamesOfTheFiveExercisesMatchGxx) {
-  EXPECT_EQ((Signature{{buf("data", DType::i32, false), scalar("n")}}.mangled_name()),
-            "_Z5solvePii");
-  EXPECT_EQ((Signature{{buf("a", DType::f32, true), buf("b", DType::f32, true),
-                        buf("c", DType::f32, false), scalar("n")}}
-                 .mangled_name()),
-            "_Z5solvePKfS0_Pfi");
-  EXPECT_EQ((Signature{{buf("A", DType::f32, true), buf("B", DType::f32, true),
-                        buf("C", DType::f32, false), scalar("M"), scalar("N"), scalar("K")}}
+  EXPECT_EQ((Signature{{buf("data", DType::i32, false), scalar("n")}}.mangled_name()), "_Z5solvePii");
+  EXPECT_EQ(
+      (Signature{{buf("a", DType::f32, true), buf("b", DType::f32, true), buf("c", DType::f32, false), scalar("n")}}
+           .mangled_name()),
+      "_Z5solvePKfS0_Pfi");
+  EXPECT_EQ((Signature{{buf("A", DType::f32, true), buf("B", DType::f32, true), buf("C", DType::f32, false),
+                        scalar("M"), scalar("N"), scalar("K")}}
                  .mangled_name()),
             "_Z5solvePKfS0_Pfiii");
-  EXPECT_EQ((Signature{{buf("x", DType::f32, true), buf("y", DType::f32, false), scalar("n")}}
-                 .mangled_name()),
+  EXPECT_EQ((Signature{{buf("x", DType::f32, true), buf("y", DType::f32, false), scalar("n")}}.mangled_name()),
             "_Z5solvePKfPfi");
 }
 
@@ -67,8 +62,8 @@ TEST(Signature, SubstitutionsMatchGxx) {
       {{buf("a", DType::i32, false), buf("b", DType::f32, false), buf("c", DType::i32, false),
         buf("d", DType::f32, false), scalar("n")},
        "_Z5solvePiPfS_S0_i"},
-      {{buf("a", DType::f32, true), buf("b", DType::f32, true), buf("c", DType::f32, true),
-        buf("d", DType::f32, false), buf("e", DType::f32, false), scalar("n")},
+      {{buf("a", DType::f32, true), buf("b", DType::f32, true), buf("c", DType::f32, true), buf("d", DType::f32, false),
+        buf("e", DType::f32, false), scalar("n")},
        "_Z5solvePKfS0_S0_PfS1_i"},
       {{buf("a", DType::i32, true), buf("b", DType::i32, true), buf("c", DType::i32, false),
         buf("d", DType::i32, false), buf("e", DType::f32, false), scalar("n")},
@@ -83,14 +78,11 @@ TEST(Signature, SubstitutionsMatchGxx) {
 TEST(Signature, TasksDeclareTheContractSignatures) {
   using task_testing::task;
   EXPECT_EQ(task("increment").info().signature.text(), "void solve(int* data, int n)");
-  EXPECT_EQ(task("vector_add").info().signature.text(),
-            "void solve(const float* a, const float* b, float* c, int n)");
+  EXPECT_EQ(task("vector_add").info().signature.text(), "void solve(const float* a, const float* b, float* c, int n)");
   EXPECT_EQ(task("matmul").info().signature.text(),
             "void solve(const float* A, const float* B, float* C, int M, int N, int K)");
-  EXPECT_EQ(task("normalize").info().signature.text(),
-            "void solve(const float* x, float* y, int n)");
-  EXPECT_EQ(task("reduce").info().signature.text(),
-            "void solve(const float* x, float* sum, int n)");
+  EXPECT_EQ(task("normalize").info().signature.text(), "void solve(const float* x, float* y, int n)");
+  EXPECT_EQ(task("reduce").info().signature.text(), "void solve(const float* x, float* sum, int n)");
   EXPECT_EQ(task("increment").info().signature.mangled_name(), "_Z5solvePii");
   EXPECT_EQ(task("vector_add").info().signature.mangled_name(), "_Z5solvePKfS0_Pfi");
   EXPECT_EQ(task("matmul").info().signature.mangled_name(), "_Z5solvePKfS0_Pfiii");
@@ -156,8 +148,7 @@ TEST(FillUniform, IsPinnedToRawDraws) {
   std::vector<float> v(3);
   fill_uniform(v, 0.0f, 1.0f, rng);
   Rng raw(1);
-  for (const float x : v)
-    EXPECT_EQ(x, static_cast<float>(static_cast<double>(raw() >> 40) * 0x1p-24));
+  for (const float x : v) EXPECT_EQ(x, static_cast<float>(static_cast<double>(raw() >> 40) * 0x1p-24));
 }
 
 }  // namespace

@@ -34,9 +34,15 @@ std::vector<CpuCase> all_cases() {
     out.insert(out.end(), more.begin(), more.end());
   }
   // A dot product, an outer product, odd shapes, and sizes where OpenBLAS goes multi-threaded.
-  for (const auto& [M, N, K] : std::vector<std::array<std::int64_t, 3>>{
-           {1, 1, 1}, {1, 1, 64}, {64, 64, 1}, {1, 33, 17}, {17, 17, 17}, {33, 31, 65},
-           {255, 257, 129}, {192, 160, 176}, {256, 256, 256}}) {
+  for (const auto& [M, N, K] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1},
+                                                                        {1, 1, 64},
+                                                                        {64, 64, 1},
+                                                                        {1, 33, 17},
+                                                                        {17, 17, 17},
+                                                                        {33, 31, 65},
+                                                                        {255, 257, 129},
+                                                                        {192, 160, 176},
+                                                                        {256, 256, 256}}) {
     out.push_back({"03_matmul", {{"M", M}, {"N", N}, {"K", K}}});
   }
   return out;
@@ -86,9 +92,7 @@ std::string case_name(const ::testing::TestParamInfo<CpuSolve::ParamType>& info)
   return name + "_threads" + std::to_string(threads);
 }
 
-INSTANTIATE_TEST_SUITE_P(Tasks, CpuSolve,
-                         ::testing::Combine(::testing::ValuesIn(all_cases()),
-                                            ::testing::Values(1, 2)),
+INSTANTIATE_TEST_SUITE_P(Tasks, CpuSolve, ::testing::Combine(::testing::ValuesIn(all_cases()), ::testing::Values(1, 2)),
                          case_name);
 
 TEST(CpuSolveName, EveryTaskNamesItsBaseline) {

@@ -116,8 +116,7 @@ TEST_P(EveryTask, InputsVary) {
   for (const Buffer& b : bufs) {
     if (b.role == Role::output) continue;
     std::set<double> distinct;
-    for (std::size_t i = 0; i < b.count() && distinct.size() < 100; ++i)
-      distinct.insert(b.value(i));
+    for (std::size_t i = 0; i < b.count() && distinct.size() < 100; ++i) distinct.insert(b.value(i));
     EXPECT_EQ(distinct.size(), 100u) << b.name;
     for (const Buffer* other : inputs) EXPECT_NE(other->bytes, b.bytes);
     inputs.push_back(&b);
@@ -162,8 +161,7 @@ TEST_P(EveryTask, DiagnoseSaysNothingAboutACorrectOutput) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tasks, EveryTask,
-                         ::testing::Values("increment", "vector_add", "matmul", "normalize",
-                                           "reduce"),
+                         ::testing::Values("increment", "vector_add", "matmul", "normalize", "reduce"),
                          [](const auto& param_info) { return param_info.param; });
 
 // The 1D sizes: tiny, around warp and block boundaries, odd mid sizes, 2^26 / 2^20 + 3.
@@ -171,8 +169,7 @@ TEST(Cases, OneDimensionalSizes) {
   for (const char* name : {"increment", "vector_add", "normalize", "reduce"}) {
     const Task& t = task_testing::task(name);
     const auto sim = labels(t.cases(CaseOptions{true}));
-    for (const int n :
-         {1, 2, 3, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025, 1000, 4097, 65537, 100003}) {
+    for (const int n : {1, 2, 3, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025, 1000, 4097, 65537, 100003}) {
       EXPECT_TRUE(sim.count("n=" + std::to_string(n))) << name << " n=" << n;
     }
     const auto gpu = t.cases(CaseOptions{false});
@@ -184,10 +181,9 @@ TEST(Cases, OneDimensionalSizes) {
 TEST(Cases, MatmulShapes) {
   const Task& t = task_testing::task("matmul");
   const auto sim = labels(t.cases(CaseOptions{true}));
-  for (const char* shape :
-       {"M=1 N=1 K=1", "M=16 N=16 K=16", "M=17 N=17 K=17", "M=15 N=33 K=31", "M=32 N=32 K=32",
-        "M=33 N=31 K=65", "M=64 N=48 K=80", "M=100 N=1 K=100", "M=1 N=100 K=100",
-        "M=255 N=257 K=129", "M=256 N=256 K=256", "M=192 N=160 K=176"}) {
+  for (const char* shape : {"M=1 N=1 K=1", "M=16 N=16 K=16", "M=17 N=17 K=17", "M=15 N=33 K=31", "M=32 N=32 K=32",
+                            "M=33 N=31 K=65", "M=64 N=48 K=80", "M=100 N=1 K=100", "M=1 N=100 K=100",
+                            "M=255 N=257 K=129", "M=256 N=256 K=256", "M=192 N=160 K=176"}) {
     EXPECT_TRUE(sim.count(shape)) << shape;
   }
   EXPECT_EQ(t.cases(CaseOptions{false}).back().label(), "M=2048 N=2048 K=2048");

@@ -48,10 +48,8 @@ TEST(Increment, HintForDoubleIncrement) {
   for (std::size_t i = 0; i < 1000; ++i) out.i32()[i] += (i % 3 == 0) ? 2 : 1;
   const auto hint = increment().diagnose(c, bufs, out, e);
   ASSERT_TRUE(hint);
-  EXPECT_NE(
-      hint->find(
-          "some elements were incremented more than once: do two threads compute the same index?"),
-      std::string::npos)
+  EXPECT_NE(hint->find("some elements were incremented more than once: do two threads compute the same index?"),
+            std::string::npos)
       << *hint;
 
   // Wildly wrong or decreased values are not "incremented more than once".
@@ -82,9 +80,8 @@ TEST(Increment, HintForBytesInsteadOfElements) {
     std::memcpy(out.bytes.data(), device.data(), un);
     const auto hint = increment().diagnose(c, bufs, out, e);
     ASSERT_TRUE(hint) << n;
-    EXPECT_NE(
-        hint->find("only the first n/4 elements changed: cudaMemcpy counts bytes, not elements"),
-        std::string::npos)
+    EXPECT_NE(hint->find("only the first n/4 elements changed: cudaMemcpy counts bytes, not elements"),
+              std::string::npos)
         << *hint;
     EXPECT_NE(hint->find("n * sizeof(int)"), std::string::npos);
 

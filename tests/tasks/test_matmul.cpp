@@ -53,8 +53,7 @@ float dot_tiled(const std::vector<float>& a, const std::vector<float>& b) {
   float total = 0;
   for (std::size_t k0 = 0; k0 < a.size(); k0 += 32) {
     float tile = 0;
-    for (std::size_t k = k0; k < std::min(a.size(), k0 + 32); ++k)
-      tile = std::fma(a[k], b[k], tile);
+    for (std::size_t k = k0; k < std::min(a.size(), k0 + 32); ++k) tile = std::fma(a[k], b[k], tile);
     total += tile;
   }
   return total;
@@ -77,17 +76,14 @@ TEST(Matmul, ReferenceMatchesANaiveLongDoubleProduct) {
       for (std::size_t j = 0; j < d.N; ++j) {
         long double sum = 0, magnitude = 0;
         for (std::size_t k = 0; k < d.K; ++k) {
-          const long double p =
-              static_cast<long double>(bufs[0].f32()[i * d.K + k]) * bufs[1].f32()[k * d.N + j];
+          const long double p = static_cast<long double>(bufs[0].f32()[i * d.K + k]) * bufs[1].f32()[k * d.N + j];
           sum += p;
           magnitude += std::abs(p);
         }
         const std::size_t at = i * d.N + j;
-        ASSERT_NEAR(e.value[at], static_cast<double>(sum), 1e-13 * static_cast<double>(magnitude))
-            << c.label();
+        ASSERT_NEAR(e.value[at], static_cast<double>(sum), 1e-13 * static_cast<double>(magnitude)) << c.label();
         // tolerance = 4·u·√K·Σ|A_ik·B_kj| (+ the smallest normal float)
-        const double want =
-            4.0 * 0x1p-24 * std::sqrt(static_cast<double>(d.K)) * static_cast<double>(magnitude);
+        const double want = 4.0 * 0x1p-24 * std::sqrt(static_cast<double>(d.K)) * static_cast<double>(magnitude);
         ASSERT_NEAR(e.tolerance[at], want, 1e-9 * want + 0x1p-126) << c.label();
       }
     }
@@ -99,8 +95,7 @@ TEST(Matmul, Float32ProductsInEveryOrderPass) {
     const Dims d = dims(c);
     const auto bufs = task_testing::buffers(matmul(), c);
     const Expected e = matmul().reference(c, bufs).at(0);
-    EXPECT_EQ(task_testing::mismatches(e, float32_product(bufs, d, dot_sequential)), 0u)
-        << c.label();
+    EXPECT_EQ(task_testing::mismatches(e, float32_product(bufs, d, dot_sequential)), 0u) << c.label();
     EXPECT_EQ(task_testing::mismatches(e, float32_product(bufs, d, dot_fma)), 0u) << c.label();
     EXPECT_EQ(task_testing::mismatches(e, float32_product(bufs, d, dot_tiled)), 0u) << c.label();
     EXPECT_EQ(task_testing::mismatches(e, float32_product(bufs, d, dot_pairwise)), 0u) << c.label();
@@ -122,8 +117,7 @@ TEST(Matmul, MistakesFail) {
   const Expected e = matmul().reference(c, bufs).at(0);
   // One term missing from every dot product (a loop bound k < K - 1).
   auto drop_last = [](const std::vector<float>& a, const std::vector<float>& b) {
-    return dot_sequential(std::vector<float>(a.begin(), a.end() - 1),
-                          std::vector<float>(b.begin(), b.end() - 1));
+    return dot_sequential(std::vector<float>(a.begin(), a.end() - 1), std::vector<float>(b.begin(), b.end() - 1));
   };
   const auto missing = float32_product(bufs, d, drop_last);
   EXPECT_GT(task_testing::mismatches(e, missing), d.M * d.N * 9 / 10);
@@ -173,8 +167,7 @@ TEST(Matmul, NoHintWhenNothingMatches) {
   const auto bufs = task_testing::buffers(matmul(), c);
   const Expected e = matmul().reference(c, bufs).at(0);
   Buffer out = bufs[2];
-  for (std::size_t i = 0; i < out.count(); ++i)
-    out.f32()[i] = static_cast<float>(e.value[i]) + 1.0f;
+  for (std::size_t i = 0; i < out.count(); ++i) out.f32()[i] = static_cast<float>(e.value[i]) + 1.0f;
   EXPECT_EQ(matmul().diagnose(c, bufs, out, e), std::nullopt);
   // A single row: the transposed layout is the same layout, so no transpose hint.
   const Case row = task_testing::case_labelled(matmul(), "M=1 N=100 K=100");

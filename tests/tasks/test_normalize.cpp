@@ -9,8 +9,7 @@ namespace {
 const Task& normalize() { return task_testing::task("04_normalize"); }
 
 /// y = x / ‖x‖ in float32, the sum of squares from `sum` and the scaling by division or rsqrt.
-std::vector<float> float32_normalize(std::span<const float> x, float sum_of_squares,
-                                     bool use_rsqrt) {
+std::vector<float> float32_normalize(std::span<const float> x, float sum_of_squares, bool use_rsqrt) {
   std::vector<float> y(x.size());
   const float norm = std::sqrt(sum_of_squares);
   // rsqrtf may be off by 2 ulp: model its worst case.
@@ -45,8 +44,7 @@ TEST(Normalize, ReferenceIsAUnitVectorAlongX) {
     EXPECT_NEAR(static_cast<double>(norm2), 1.0, 1e-12) << c.label();
     const double xnorm = std::sqrt(static_cast<double>(xnorm2));
     for (std::size_t i = 0; i < x.size(); ++i) {  // parallel, same direction
-      ASSERT_NEAR(e.value[i] * xnorm, x[i], 1e-12 * std::abs(x[i]) + 1e-15)
-          << c.label() << " i=" << i;
+      ASSERT_NEAR(e.value[i] * xnorm, x[i], 1e-12 * std::abs(x[i]) + 1e-15) << c.label() << " i=" << i;
     }
   }
 }
@@ -56,9 +54,8 @@ TEST(Normalize, ToleranceFollowsTheFormula) {
   const auto bufs = task_testing::buffers(normalize(), c);
   const Expected e = normalize().reference(c, bufs).at(0);
   const double u = 0x1p-24;
-  const double largest =
-      std::abs(*std::max_element(e.value.begin(), e.value.end(),
-                                 [](double a, double b) { return std::abs(a) < std::abs(b); }));
+  const double largest = std::abs(
+      *std::max_element(e.value.begin(), e.value.end(), [](double a, double b) { return std::abs(a) < std::abs(b); }));
   for (std::size_t i = 0; i < e.value.size(); ++i) {
     const double want = std::abs(e.value[i]) * u * (4 * std::sqrt(4097.0) + 8) + u * largest;
     ASSERT_NEAR(e.tolerance[i], want, 1e-12 * want);
@@ -92,8 +89,8 @@ TEST(Normalize, MistakesFail) {
     y[at] *= 1.001f;  // one element 0.1% off
     EXPECT_EQ(task_testing::mismatches(e, y), 1u) << c.label();
     // The norm without the last element (a bound i < n - 1).
-    const auto short_norm = float32_normalize(
-        x, task_testing::sum_pairwise(std::span<const float>(sq).first(sq.size() - 1)), false);
+    const auto short_norm =
+        float32_normalize(x, task_testing::sum_pairwise(std::span<const float>(sq).first(sq.size() - 1)), false);
     if (std::abs(x.back()) > 0.5f && c.dim("n") <= 4097) {  // beyond, within float32 error
       EXPECT_GT(task_testing::mismatches(e, short_norm), 0u) << c.label();
     }
@@ -142,8 +139,7 @@ TEST(Normalize, HintWhenEachBlockUsesItsOwnNorm) {
   }
   const auto hint = normalize().diagnose(c, bufs, out, e);
   ASSERT_TRUE(hint);
-  EXPECT_NE(hint->find("each block of 256 elements was divided by its own norm"), std::string::npos)
-      << *hint;
+  EXPECT_NE(hint->find("each block of 256 elements was divided by its own norm"), std::string::npos) << *hint;
 }
 
 TEST(Normalize, NoHintWhenNothingMatches) {

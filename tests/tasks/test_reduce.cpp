@@ -43,10 +43,8 @@ TEST(Reduce, ReferenceMatchesACompensatedSum) {
     const auto x = bufs[0].f32();
     long double magnitude = 0;
     for (const float v : x) magnitude += std::abs(static_cast<long double>(v));
-    EXPECT_NEAR(e.value[0], static_cast<double>(kahan(x)), 1e-13 * static_cast<double>(magnitude))
-        << c.label();
-    const double want =
-        4.0 * 0x1p-24 * std::sqrt(static_cast<double>(x.size())) * static_cast<double>(magnitude);
+    EXPECT_NEAR(e.value[0], static_cast<double>(kahan(x)), 1e-13 * static_cast<double>(magnitude)) << c.label();
+    const double want = 4.0 * 0x1p-24 * std::sqrt(static_cast<double>(x.size())) * static_cast<double>(magnitude);
     EXPECT_NEAR(e.tolerance[0], want, 1e-9 * want + 0x1p-126) << c.label();
   }
 }
@@ -58,8 +56,7 @@ TEST(Reduce, Float32SumsInEveryOrderPass) {
     for (const auto& [order, sum] : task_testing::sums_in_every_order(bufs[0].f32())) {
       const float got[] = {sum};
       EXPECT_EQ(task_testing::mismatches(e, got), 0u)
-          << c.label() << " " << order << ": " << sum << " vs " << e.value[0] << " ± "
-          << e.tolerance[0];
+          << c.label() << " " << order << ": " << sum << " vs " << e.value[0] << " ± " << e.tolerance[0];
     }
   }
 }
@@ -88,29 +85,23 @@ TEST(Reduce, HintWhenTheSumIsNaN) {
   const Case c{{{"n", 1000}}, false};
   const auto bufs = task_testing::buffers(reduce(), c);
   const Expected e = reduce().reference(c, bufs).at(0);
-  const auto hint =
-      reduce().diagnose(c, bufs, with_sum(bufs, std::numeric_limits<double>::quiet_NaN()), e);
+  const auto hint = reduce().diagnose(c, bufs, with_sum(bufs, std::numeric_limits<double>::quiet_NaN()), e);
   ASSERT_TRUE(hint);
-  EXPECT_EQ(
-      *hint,
-      "the sum is NaN: *sum starts with garbage — set it to 0 (cudaMemset) before accumulating");
+  EXPECT_EQ(*hint, "the sum is NaN: *sum starts with garbage — set it to 0 (cudaMemset) before accumulating");
 }
 
 TEST(Reduce, HintWhenOnlyTheFirstBlocksReachedTheSum) {
-  for (const auto& [n, k] : {std::pair{1025, 256}, std::pair{4097, 1024}, std::pair{100003, 768},
-                             std::pair{65537, 32}}) {
+  for (const auto& [n, k] :
+       {std::pair{1025, 256}, std::pair{4097, 1024}, std::pair{100003, 768}, std::pair{65537, 32}}) {
     const Case c{{{"n", n}}, false};
     const auto bufs = task_testing::buffers(reduce(), c);
     const Expected e = reduce().reference(c, bufs).at(0);
-    const float partial =
-        task_testing::sum_pairwise(bufs[0].f32().first(static_cast<std::size_t>(k)));
+    const float partial = task_testing::sum_pairwise(bufs[0].f32().first(static_cast<std::size_t>(k)));
     const auto hint = reduce().diagnose(c, bufs, with_sum(bufs, partial), e);
     ASSERT_TRUE(hint) << n << " " << k;
-    EXPECT_NE(hint->find("sum of the first " + std::to_string(k) + " elements"), std::string::npos)
-        << *hint;
-    EXPECT_NE(
-        hint->find("did every block's partial sum reach *sum? (B = " + std::to_string(k) + ")"),
-        std::string::npos)
+    EXPECT_NE(hint->find("sum of the first " + std::to_string(k) + " elements"), std::string::npos) << *hint;
+    EXPECT_NE(hint->find("did every block's partial sum reach *sum? (B = " + std::to_string(k) + ")"),
+              std::string::npos)
         << *hint;
   }
 }
@@ -122,8 +113,7 @@ TEST(Reduce, HintWhenEachBlockOverwroteTheSum) {
   const float last_writer = task_testing::sum_pairwise(bufs[0].f32().subspan(2048, 512));
   const auto hint = reduce().diagnose(c, bufs, with_sum(bufs, last_writer), e);
   ASSERT_TRUE(hint);
-  EXPECT_NE(hint->find("sum of elements 2048 to 2559 only, one block of 512"), std::string::npos)
-      << *hint;
+  EXPECT_NE(hint->find("sum of elements 2048 to 2559 only, one block of 512"), std::string::npos) << *hint;
   EXPECT_NE(hint->find("atomicAdd"), std::string::npos);
 }
 
@@ -131,13 +121,11 @@ TEST(Reduce, NoHintWhenNothingMatches) {
   const Case c{{{"n", 4097}}, false};
   const auto bufs = task_testing::buffers(reduce(), c);
   const Expected e = reduce().reference(c, bufs).at(0);
-  for (const double wrong :
-       {0.0, -e.value[0], 2 * e.value[0], std::numeric_limits<double>::infinity()}) {
+  for (const double wrong : {0.0, -e.value[0], 2 * e.value[0], std::numeric_limits<double>::infinity()}) {
     EXPECT_EQ(reduce().diagnose(c, bufs, with_sum(bufs, wrong), e), std::nullopt) << wrong;
   }
   // Near the total, a prefix sum is within tolerance of the right answer: not reported.
-  EXPECT_EQ(reduce().diagnose(c, bufs, with_sum(bufs, e.value[0] + 1.5 * e.tolerance[0]), e),
-            std::nullopt);
+  EXPECT_EQ(reduce().diagnose(c, bufs, with_sum(bufs, e.value[0] + 1.5 * e.tolerance[0]), e), std::nullopt);
 }
 
 }  // namespace

@@ -22,8 +22,8 @@ TEST(Registry, ListsTheFiveExercisesInOrder) {
 
 TEST(Registry, FindsByFolderShortNameAndNumber) {
   const Task* matmul = all_tasks()[2].get();
-  for (const char* key : {"03_matmul", "matmul", "3", "03", "exercises/03_matmul",
-                          "exercises/03_matmul/", "03_matmul/"}) {
+  for (const char* key :
+       {"03_matmul", "matmul", "3", "03", "exercises/03_matmul", "exercises/03_matmul/", "03_matmul/"}) {
     EXPECT_EQ(find_task(key), matmul) << key;
   }
   EXPECT_EQ(find_task("1"), all_tasks()[0].get());
@@ -33,8 +33,8 @@ TEST(Registry, FindsByFolderShortNameAndNumber) {
 }
 
 TEST(Registry, UnknownKeysGiveNull) {
-  for (const char* key : {"", "/", "0", "6", "99", "99999999999999999999", "-3", "3x", "matmu",
-                          "Matmul", "03_reduce", "3_matmul", "exercises/", " matmul"}) {
+  for (const char* key : {"", "/", "0", "6", "99", "99999999999999999999", "-3", "3x", "matmu", "Matmul", "03_reduce",
+                          "3_matmul", "exercises/", " matmul"}) {
     EXPECT_EQ(find_task(key), nullptr) << "'" << key << "'";
   }
 }

@@ -59,9 +59,8 @@ TEST(VectorAdd, HintWhenAnInputIsIgnored) {
   const auto bufs = task_testing::buffers(vector_add(), c);
   const Expected e = vector_add().reference(c, bufs)[0];
   for (const Ignored& pattern :
-       {Ignored{"c equals a + a: b was ignored", 2, 0},
-        Ignored{"c equals b + b: a was ignored", 0, 2}, Ignored{"c equals a: b was ignored", 1, 0},
-        Ignored{"c equals b: a was ignored", 0, 1}}) {
+       {Ignored{"c equals a + a: b was ignored", 2, 0}, Ignored{"c equals b + b: a was ignored", 0, 2},
+        Ignored{"c equals a: b was ignored", 1, 0}, Ignored{"c equals b: a was ignored", 0, 1}}) {
     Buffer out = bufs[2];
     for (std::size_t i = 0; i < 1025; ++i) {
       out.f32()[i] = static_cast<float>(pattern.a_times) * bufs[0].f32()[i] +

@@ -16,16 +16,16 @@ namespace cudalab {
 /// The outcome of one check, or of a whole exercise (its first failing check).
 enum class Verdict {
   passed,
-  wrong_output,     ///< ran, but the output differs from the reference
-  input_modified,   ///< an input buffer changed
-  device_leak,      ///< host-pointer exercise left device memory allocated
+  wrong_output,       ///< ran, but the output differs from the reference
+  input_modified,     ///< an input buffer changed
+  device_leak,        ///< host-pointer exercise left device memory allocated
   requirement_unmet,  ///< right output, but not as the exercise demands (no kernel, no shared memory, extra copies)
-  not_implemented,  ///< the skeleton's "not implemented yet" exception
-  exception,        ///< solve threw
-  cuda_error,       ///< a CUDA call, launch or kernel failed
-  crash,            ///< the runner died from a signal
-  timeout,          ///< the runner ran past its time limit
-  output_flood,     ///< the submission printed more than the output limit
+  not_implemented,    ///< the skeleton's "not implemented yet" exception
+  exception,          ///< solve threw
+  cuda_error,         ///< a CUDA call, launch or kernel failed
+  crash,              ///< the runner died from a signal
+  timeout,            ///< the runner ran past its time limit
+  output_flood,       ///< the submission printed more than the output limit
   compile_error,
   wrong_signature,  ///< no `solve` with the contract's signature in the module
   load_error,       ///< the module could not be loaded
@@ -51,8 +51,8 @@ struct OutputComparison {
   std::string buffer;
   std::size_t count = 0;
   std::size_t wrong = 0;
-  std::size_t untouched = 0;  ///< wrong elements that were never written
-  std::size_t nonfinite = 0;  ///< written elements that are NaN or ±Inf
+  std::size_t untouched = 0;    ///< wrong elements that were never written
+  std::size_t nonfinite = 0;    ///< written elements that are NaN or ±Inf
   std::vector<Mismatch> first;  ///< the first few wrong elements, by index
   std::vector<std::string> hints;
 
@@ -72,8 +72,7 @@ OutputComparison compare_output(const Buffer& actual, const Expected& expected, 
                                 bool host_pointers);
 
 /// Names of the input buffers whose content differs from `original`.
-std::vector<std::string> modified_inputs(const std::vector<Buffer>& original,
-                                         const std::vector<Buffer>& after);
+std::vector<std::string> modified_inputs(const std::vector<Buffer>& original, const std::vector<Buffer>& after);
 
 /// One line per mismatch for reports: "c[256]: expected 3.25, got NaN (never written)", with
 /// (row, col) for 2D buffers.

@@ -19,7 +19,7 @@ struct GpuDevice {
   std::string name;
   std::string uuid;
   int sm_count = 0;
-  int clock_khz = 0;  ///< the boost clock the device reports
+  int clock_khz = 0;        ///< the boost clock the device reports
   int driver_version = 0;   ///< CUDA driver API version, 13000 for 13.0
   int runtime_version = 0;  ///< CUDA runtime version
 };
@@ -44,7 +44,7 @@ struct BenchOptions {
   std::uint64_t seed = 0;
   std::vector<std::int64_t> sizes;  ///< first dimension (n or M) of the cases to time; empty: the large case
   SamplingPolicy policy;
-  SamplingPolicy cpu_policy;        ///< for the CPU baselines
+  SamplingPolicy cpu_policy;  ///< for the CPU baselines
   bool cpu_baselines = true;
   std::filesystem::path reference;  ///< the reference solution to compare with; empty: none
   std::chrono::milliseconds timeout{120'000};

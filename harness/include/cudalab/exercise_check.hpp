@@ -83,7 +83,7 @@ CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buf
 std::uint64_t case_seed(std::uint64_t seed, int number, std::size_t index);
 
 /// Runs one case of an already compiled module (used by check_exercise and the tests).
-CaseResult run_case(const Task& task, const Toolchain& toolchain, const std::filesystem::path& module,
-                    const Case& c, std::uint64_t case_seed, const CheckOptions& options);
+CaseResult run_case(const Task& task, const Toolchain& toolchain, const std::filesystem::path& module, const Case& c,
+                    std::uint64_t case_seed, const CheckOptions& options);
 
 }  // namespace cudalab

@@ -22,9 +22,9 @@ std::string read_file(const std::filesystem::path& path);
 /// Returns `cache_dir/<key>.so` if present; otherwise runs `compile(tmp_output)` and, when the
 /// compiler succeeded, moves its output into place atomically (concurrent graders are safe).
 /// `compile` returns the compiler's process result and fills `command` with its command line.
-CompileResult cached_compile(const std::filesystem::path& cache_dir, const std::string& key,
-                             const std::function<ProcessResult(const std::filesystem::path& output,
-                                                               std::string& command)>& compile);
+CompileResult cached_compile(
+    const std::filesystem::path& cache_dir, const std::string& key,
+    const std::function<ProcessResult(const std::filesystem::path& output, std::string& command)>& compile);
 
 /// Quotes a command line for display.
 std::string shell_join(const std::vector<std::string>& argv);

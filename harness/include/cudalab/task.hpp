@@ -28,9 +28,9 @@ enum class PointerKind { host, device };
 struct Param {
   enum class Kind { buffer, scalar_int };
   Kind kind = Kind::buffer;
-  std::string name;         ///< as written in the contract: "data", "n", "M"
-  DType dtype = DType::f32; ///< element type, for buffers
-  bool is_const = false;    ///< `const T*`: the buffer is an input
+  std::string name;          ///< as written in the contract: "data", "n", "M"
+  DType dtype = DType::f32;  ///< element type, for buffers
+  bool is_const = false;     ///< `const T*`: the buffer is an input
 };
 
 /// The exact `solve` signature of an exercise (DESIGN.md, "The exercise contract").
@@ -52,7 +52,7 @@ struct Dim {
 /// One check: the problem size the submission is run at.
 struct Case {
   std::vector<Dim> dims;
-  bool large = false; ///< the size meant to fill the device
+  bool large = false;  ///< the size meant to fill the device
 
   /// Value of dimension `name`; throws std::out_of_range if the case has none.
   [[nodiscard]] std::int64_t dim(const std::string& name) const;
@@ -66,7 +66,7 @@ struct Buffer {
   DType dtype = DType::f32;
   Role role = Role::input;
   std::vector<std::byte> bytes;
-  int rows = 0; ///< for 2D outputs (row-major), used by the hints; 0 when 1D
+  int rows = 0;  ///< for 2D outputs (row-major), used by the hints; 0 when 1D
   int cols = 0;
 
   /// A buffer of `count` zeroed elements.
@@ -94,8 +94,8 @@ struct Expected {
 
 /// Work a correct solution does at one size, for throughput reports.
 struct Cost {
-  double bytes = 0; ///< fewest bytes moved through device memory (each input read, each output written once)
-  double flops = 0; ///< floating-point operations
+  double bytes = 0;  ///< fewest bytes moved through device memory (each input read, each output written once)
+  double flops = 0;  ///< floating-point operations
 };
 
 /// Which sizes to check: the large size depends on the backend (the simulator runs on a CPU).
@@ -105,10 +105,10 @@ struct CaseOptions {
 
 /// Static facts about an exercise.
 struct TaskInfo {
-  int number = 0;        ///< 1 for 01_increment
-  std::string id;        ///< folder name, "01_increment"
-  std::string name;      ///< short name, "increment"
-  std::string summary;   ///< one line for `cudalab list`
+  int number = 0;       ///< 1 for 01_increment
+  std::string id;       ///< folder name, "01_increment"
+  std::string name;     ///< short name, "increment"
+  std::string summary;  ///< one line for `cudalab list`
   PointerKind pointers = PointerKind::device;
   Signature signature;
   bool requires_shared_memory = false;  ///< some launch of `solve` must use shared memory
@@ -134,8 +134,7 @@ class Task {
   [[nodiscard]] virtual std::vector<Buffer> make_buffers(const Case& c, Rng& rng) const = 0;
   /// The expected content of every output and inout buffer, with per-element tolerances derived
   /// from the float32 arithmetic a correct kernel does.
-  [[nodiscard]] virtual std::vector<Expected> reference(const Case& c,
-                                                        const std::vector<Buffer>& inputs) const = 0;
+  [[nodiscard]] virtual std::vector<Expected> reference(const Case& c, const std::vector<Buffer>& inputs) const = 0;
   [[nodiscard]] virtual Cost cost(const Case& c) const = 0;
   /// The CPU implementation a user would otherwise run, the speedup baseline: float32, optimised
   /// and vectorised (a BLAS where one exists), on `threads` host threads. Fills the output and
@@ -145,10 +144,8 @@ class Task {
   [[nodiscard]] virtual std::string cpu_solve_name() const = 0;
   /// An exercise-specific explanation of a wrong output ("your sum equals the sum of the first
   /// 256 elements: ..."), or nothing when no known mistake matches.
-  [[nodiscard]] virtual std::optional<std::string> diagnose(const Case& c,
-                                                            const std::vector<Buffer>& inputs,
-                                                            const Buffer& actual,
-                                                            const Expected& expected) const {
+  [[nodiscard]] virtual std::optional<std::string> diagnose(const Case& c, const std::vector<Buffer>& inputs,
+                                                            const Buffer& actual, const Expected& expected) const {
     (void)c, (void)inputs, (void)actual, (void)expected;
     return std::nullopt;
   }

@@ -184,8 +184,8 @@ cudaError_t cudaFreeHost(void* ptr);
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream = 0);
-cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
-                         size_t height, enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                         enum cudaMemcpyKind kind);
 cudaError_t cudaMemset(void* devPtr, int value, size_t count);
 cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream = 0);
 cudaError_t cudaMemGetInfo(size_t* free, size_t* total);
@@ -227,8 +227,8 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* f
 cudaError_t cudaFuncSetCacheConfig(const void* func, enum cudaFuncCache cacheConfig);
 
 /// Simulator entry points behind the symbol templates below (not CUDA API).
-cudaError_t cudalab_sim_memcpy_symbol(void* symbol, size_t symbol_size, void* buffer, size_t count,
-                                      size_t offset, enum cudaMemcpyKind kind, int to_symbol);
+cudaError_t cudalab_sim_memcpy_symbol(void* symbol, size_t symbol_size, void* buffer, size_t count, size_t offset,
+                                      enum cudaMemcpyKind kind, int to_symbol);
 cudaError_t cudalab_sim_register_symbol(void* symbol, size_t symbol_size);
 }
 
@@ -238,8 +238,7 @@ inline cudaError_t cudaMalloc(T** devPtr, size_t size) {
   return cudaMalloc(reinterpret_cast<void**>(devPtr), size);
 }
 template <class T>
-inline cudaError_t cudaMallocManaged(T** devPtr, size_t size,
-                                     unsigned int flags = cudaMemAttachGlobal) {
+inline cudaError_t cudaMallocManaged(T** devPtr, size_t size, unsigned int flags = cudaMemAttachGlobal) {
   return cudaMallocManaged(reinterpret_cast<void**>(devPtr), size, flags);
 }
 template <class T>
@@ -255,31 +254,25 @@ inline cudaError_t cudaHostGetDevicePointer(T** pDevice, void* pHost, unsigned i
   return cudaHostGetDevicePointer(reinterpret_cast<void**>(pDevice), pHost, flags);
 }
 template <class T>
-inline cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, size_t count,
-                                      size_t offset = 0,
+inline cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, size_t count, size_t offset = 0,
                                       enum cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
-  return cudalab_sim_memcpy_symbol(const_cast<void*>(static_cast<const void*>(&symbol)),
-                                   sizeof(T), const_cast<void*>(src), count, offset, kind, 1);
+  return cudalab_sim_memcpy_symbol(const_cast<void*>(static_cast<const void*>(&symbol)), sizeof(T),
+                                   const_cast<void*>(src), count, offset, kind, 1);
 }
 template <class T>
-inline cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* src, size_t count,
-                                           size_t offset = 0,
-                                           enum cudaMemcpyKind kind = cudaMemcpyHostToDevice,
-                                           cudaStream_t = 0) {
+inline cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* src, size_t count, size_t offset = 0,
+                                           enum cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t = 0) {
   return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
 }
 template <class T>
-inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t count,
-                                        size_t offset = 0,
+inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t count, size_t offset = 0,
                                         enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
-  return cudalab_sim_memcpy_symbol(const_cast<void*>(static_cast<const void*>(&symbol)),
-                                   sizeof(T), dst, count, offset, kind, 0);
+  return cudalab_sim_memcpy_symbol(const_cast<void*>(static_cast<const void*>(&symbol)), sizeof(T), dst, count, offset,
+                                   kind, 0);
 }
 template <class T>
-inline cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t count,
-                                             size_t offset = 0,
-                                             enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost,
-                                             cudaStream_t = 0) {
+inline cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t count, size_t offset = 0,
+                                             enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t = 0) {
   return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
 }
 template <class T>
@@ -308,8 +301,8 @@ inline cudaError_t cudaFuncSetCacheConfig(T* func, enum cudaFuncCache cacheConfi
 }
 /// Occupancy helpers: the simulator has no occupancy limit beyond the block size.
 template <class T>
-inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int* minGridSize, int* blockSize, T,
-                                                      size_t = 0, int blockSizeLimit = 0) {
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int* minGridSize, int* blockSize, T, size_t = 0,
+                                                      int blockSizeLimit = 0) {
   if (minGridSize == nullptr || blockSize == nullptr) return cudaErrorInvalidValue;
   int sms = 1;
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
@@ -318,8 +311,7 @@ inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int* minGridSize, int* blo
   return cudaSuccess;
 }
 template <class T>
-inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, T, int blockSize,
-                                                                 size_t) {
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, T, int blockSize, size_t) {
   if (numBlocks == nullptr || blockSize <= 0) return cudaErrorInvalidValue;
   *numBlocks = blockSize > 2048 ? 0 : 2048 / blockSize;
   return cudaSuccess;

@@ -221,8 +221,8 @@ void fail(Worker& w, const std::string& what) {
 
 std::string where(const Worker& w) {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "kernel '%s', block (%u,%u,%u)", w.job->desc->name, blockIdx.x,
-                blockIdx.y, blockIdx.z);
+  std::snprintf(buf, sizeof buf, "kernel '%s', block (%u,%u,%u)", w.job->desc->name, blockIdx.x, blockIdx.y,
+                blockIdx.z);
   return buf;
 }
 
@@ -234,9 +234,8 @@ std::string thread_name(const Thread& t) {
 
 void release_barrier(Worker& w) {
   if (w.divergent_line != 0) {
-    fail(w, where(w) + ": __syncthreads in divergent code: threads wait at line " +
-                std::to_string(w.barrier_line) + " and at line " +
-                std::to_string(w.divergent_line) +
+    fail(w, where(w) + ": __syncthreads in divergent code: threads wait at line " + std::to_string(w.barrier_line) +
+                " and at line " + std::to_string(w.divergent_line) +
                 "; every thread of the block must reach the same barrier");
     return;
   }
@@ -304,8 +303,7 @@ void describe_deadlock(Worker& w) {
       const unsigned base = t.linear & ~31u;
       for (unsigned l = 0; l < 32 && base + l < w.nthreads; ++l) {
         if ((t.mask >> l & 1u) && w.threads[base + l].wait == Wait::done) {
-          exited = "; thread " + thread_name(w.threads[base + l]) +
-                   " is in the mask but has exited";
+          exited = "; thread " + thread_name(w.threads[base + l]) + " is in the mask but has exited";
           break;
         }
       }
@@ -316,11 +314,10 @@ void describe_deadlock(Worker& w) {
     const Group& g = groups[i];
     char buf[200];
     if (g.wait == Wait::barrier) {
-      std::snprintf(buf, sizeof buf, "%s %u thread(s) from %s wait at __syncthreads (line %d)",
-                    i ? ";" : "", g.count, thread_name(*g.first).c_str(), g.line);
+      std::snprintf(buf, sizeof buf, "%s %u thread(s) from %s wait at __syncthreads (line %d)", i ? ";" : "", g.count,
+                    thread_name(*g.first).c_str(), g.line);
     } else {
-      std::snprintf(buf, sizeof buf,
-                    "%s %u thread(s) from %s wait at a warp operation (line %d, mask 0x%08x)",
+      std::snprintf(buf, sizeof buf, "%s %u thread(s) from %s wait at a warp operation (line %d, mask 0x%08x)",
                     i ? ";" : "", g.count, thread_name(*g.first).c_str(), g.line, g.mask);
     }
     msg += buf;
@@ -412,8 +409,7 @@ class Pool {
     // Seats no helper has taken yet are withdrawn: on a busy machine a helper may wake late, and
     // waiting for it to find no work left would only add latency.
     const unsigned unclaimed = wanted_.exchange(0, std::memory_order_acq_rel);
-    int a = active_.fetch_sub(static_cast<int>(unclaimed), std::memory_order_acq_rel) -
-            static_cast<int>(unclaimed);
+    int a = active_.fetch_sub(static_cast<int>(unclaimed), std::memory_order_acq_rel) - static_cast<int>(unclaimed);
     while (a != 0) {
       active_.wait(a, std::memory_order_acquire);
       a = active_.load(std::memory_order_acquire);
@@ -479,8 +475,10 @@ void cudalab_sim_launch(const cudalab_sim_launch_desc* desc, void (*thunk)(void*
   const dim3 g = desc->grid;
   const dim3 b = desc->block;
   if (tls_worker != nullptr && tls_worker->in_kernel) {
-    std::fprintf(stderr, "cudalab-sim: kernel '%s' launched from device code: dynamic parallelism "
-                 "is not simulated\n", desc->name);
+    std::fprintf(stderr,
+                 "cudalab-sim: kernel '%s' launched from device code: dynamic parallelism "
+                 "is not simulated\n",
+                 desc->name);
     set_error(cudaErrorNotSupported);
     return;
   }
@@ -489,15 +487,13 @@ void cudalab_sim_launch(const cudalab_sim_launch_desc* desc, void (*thunk)(void*
     return;
   }
   const unsigned long long threads = 1ull * b.x * b.y * b.z;
-  if (g.x == 0 || g.y == 0 || g.z == 0 || b.x == 0 || b.y == 0 || b.z == 0 ||
-      b.x > kMaxThreadsPerBlock || b.y > kMaxThreadsPerBlock || b.z > kMaxBlockDimZ ||
-      threads > kMaxThreadsPerBlock || g.x > kMaxGridDimX || g.y > kMaxGridDimYZ ||
-      g.z > kMaxGridDimYZ) {
+  if (g.x == 0 || g.y == 0 || g.z == 0 || b.x == 0 || b.y == 0 || b.z == 0 || b.x > kMaxThreadsPerBlock ||
+      b.y > kMaxThreadsPerBlock || b.z > kMaxBlockDimZ || threads > kMaxThreadsPerBlock || g.x > kMaxGridDimX ||
+      g.y > kMaxGridDimYZ || g.z > kMaxGridDimYZ) {
     set_error(cudaErrorInvalidConfiguration);
     return;
   }
-  if (desc->shmem > kSharedPerBlockOptin ||
-      (desc->fn != nullptr && desc->shmem > max_dynamic_shared(desc->fn))) {
+  if (desc->shmem > kSharedPerBlockOptin || (desc->fn != nullptr && desc->shmem > max_dynamic_shared(desc->fn))) {
     set_error(cudaErrorInvalidValue);
     return;
   }
@@ -552,9 +548,12 @@ int cudalab_sim_syncthreads(int line, int op, int pred) {
     t.wait = Wait::running;
   }
   switch (op) {
-    case 1: return w.last_true == w.last_arrivals;
-    case 2: return w.last_true != 0;
-    default: return static_cast<int>(w.last_true);
+    case 1:
+      return w.last_true == w.last_arrivals;
+    case 2:
+      return w.last_true != 0;
+    default:
+      return static_cast<int>(w.last_true);
   }
 }
 
@@ -570,8 +569,7 @@ unsigned cudalab_sim_activemask(void) {
   return static_cast<unsigned>(t.out);
 }
 
-unsigned long long cudalab_sim_warp_op(int line, int op, unsigned mask, unsigned long long value,
-                                       int arg, int width) {
+unsigned long long cudalab_sim_warp_op(int line, int op, unsigned mask, unsigned long long value, int arg, int width) {
   Worker* wp = tls_worker;
   if (wp == nullptr || wp->thread == nullptr) return value;
   Worker& w = *wp;
@@ -604,8 +602,7 @@ unsigned long long cudalab_sim_warp_op(int line, int op, unsigned mask, unsigned
   // This lane completes the rendezvous: compute every participant's result.
   waiting &= ~mask;
   unsigned ballot = 0;
-  unsigned long long sum = 0, mins = 0, maxs = 0, minu = ~0ull, maxu = 0, band = ~0ull, bor = 0,
-                     bxor = 0;
+  unsigned long long sum = 0, mins = 0, maxs = 0, minu = ~0ull, maxu = 0, band = ~0ull, bor = 0, bxor = 0;
   bool first = true;
   for (unsigned m = mask; m != 0; m &= m - 1) {
     const Thread& p = w.threads[base + __builtin_ctz(m)];
@@ -630,7 +627,9 @@ unsigned long long cudalab_sim_warp_op(int line, int op, unsigned mask, unsigned
     const unsigned seg = l & ~(wd - 1);
     unsigned src = l;
     switch (p.op) {
-      case CUDALAB_SIM_SHFL_IDX: src = seg + (static_cast<unsigned>(p.arg) & (wd - 1)); break;
+      case CUDALAB_SIM_SHFL_IDX:
+        src = seg + (static_cast<unsigned>(p.arg) & (wd - 1));
+        break;
       case CUDALAB_SIM_SHFL_UP:
         src = (l - seg) >= static_cast<unsigned>(p.arg) ? l - static_cast<unsigned>(p.arg) : l;
         break;
@@ -642,11 +641,14 @@ unsigned long long cudalab_sim_warp_op(int line, int op, unsigned mask, unsigned
         src = (j & ~(wd - 1)) == seg ? j : l;
         break;
       }
-      default: break;
+      default:
+        break;
     }
     unsigned long long r = 0;
     switch (p.op) {
-      case CUDALAB_SIM_SYNCWARP: r = 0; break;
+      case CUDALAB_SIM_SYNCWARP:
+        r = 0;
+        break;
       case CUDALAB_SIM_SHFL_IDX:
       case CUDALAB_SIM_SHFL_UP:
       case CUDALAB_SIM_SHFL_DOWN:
@@ -654,9 +656,15 @@ unsigned long long cudalab_sim_warp_op(int line, int op, unsigned mask, unsigned
         // A source lane outside the mask gives an undefined value in CUDA; here, its own.
         r = (mask >> src & 1u) ? w.threads[base + src].in : p.in;
         break;
-      case CUDALAB_SIM_BALLOT: r = ballot; break;
-      case CUDALAB_SIM_ANY: r = ballot != 0; break;
-      case CUDALAB_SIM_ALL: r = ballot == mask; break;
+      case CUDALAB_SIM_BALLOT:
+        r = ballot;
+        break;
+      case CUDALAB_SIM_ANY:
+        r = ballot != 0;
+        break;
+      case CUDALAB_SIM_ALL:
+        r = ballot == mask;
+        break;
       case CUDALAB_SIM_MATCH_ANY:
       case CUDALAB_SIM_MATCH_ALL: {
         unsigned same = 0;
@@ -667,15 +675,33 @@ unsigned long long cudalab_sim_warp_op(int line, int op, unsigned mask, unsigned
         r = p.op == CUDALAB_SIM_MATCH_ANY ? same : (same == mask ? mask : 0);
         break;
       }
-      case CUDALAB_SIM_REDUCE_ADD: r = sum & 0xffffffffu; break;
-      case CUDALAB_SIM_REDUCE_MIN_S: r = mins; break;
-      case CUDALAB_SIM_REDUCE_MAX_S: r = maxs; break;
-      case CUDALAB_SIM_REDUCE_MIN_U: r = minu; break;
-      case CUDALAB_SIM_REDUCE_MAX_U: r = maxu; break;
-      case CUDALAB_SIM_REDUCE_AND: r = band; break;
-      case CUDALAB_SIM_REDUCE_OR: r = bor; break;
-      case CUDALAB_SIM_REDUCE_XOR: r = bxor; break;
-      default: r = p.in; break;
+      case CUDALAB_SIM_REDUCE_ADD:
+        r = sum & 0xffffffffu;
+        break;
+      case CUDALAB_SIM_REDUCE_MIN_S:
+        r = mins;
+        break;
+      case CUDALAB_SIM_REDUCE_MAX_S:
+        r = maxs;
+        break;
+      case CUDALAB_SIM_REDUCE_MIN_U:
+        r = minu;
+        break;
+      case CUDALAB_SIM_REDUCE_MAX_U:
+        r = maxu;
+        break;
+      case CUDALAB_SIM_REDUCE_AND:
+        r = band;
+        break;
+      case CUDALAB_SIM_REDUCE_OR:
+        r = bor;
+        break;
+      case CUDALAB_SIM_REDUCE_XOR:
+        r = bxor;
+        break;
+      default:
+        r = p.in;
+        break;
     }
     p.out = r;
     if (l != lane) push_ready(w, p.fiber);

@@ -63,8 +63,7 @@ std::size_t total_memory() {
   static const std::size_t total = [] {
     const long pages = sysconf(_SC_PHYS_PAGES);
     const long page = sysconf(_SC_PAGE_SIZE);
-    std::size_t half = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) *
-                                                   static_cast<std::size_t>(page) / 2
+    std::size_t half = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 2
                                              : (std::size_t{4} << 30);
     return std::min<std::size_t>(half, std::size_t{16} << 30);
   }();
@@ -87,11 +86,16 @@ bool device_side(Space s) { return s != Space::pinned; }
 
 const char* kind_name(cudaMemcpyKind k) {
   switch (k) {
-    case cudaMemcpyHostToHost: return "HostToHost";
-    case cudaMemcpyHostToDevice: return "HostToDevice";
-    case cudaMemcpyDeviceToHost: return "DeviceToHost";
-    case cudaMemcpyDeviceToDevice: return "DeviceToDevice";
-    default: return "Default";
+    case cudaMemcpyHostToHost:
+      return "HostToHost";
+    case cudaMemcpyHostToDevice:
+      return "HostToDevice";
+    case cudaMemcpyDeviceToHost:
+      return "DeviceToHost";
+    case cudaMemcpyDeviceToDevice:
+      return "DeviceToDevice";
+    default:
+      return "Default";
   }
 }
 
@@ -118,8 +122,7 @@ cudaError_t allocate(void** ptr, std::size_t size, Space space) {
   auto& rec = runner::run_records();
   if (rec.recording) {
     rec.allocations.push_back(
-        runner::AllocationRecord{reinterpret_cast<std::uintptr_t>(p), size,
-                                 space == Space::pinned, false});
+        runner::AllocationRecord{reinterpret_cast<std::uintptr_t>(p), size, space == Space::pinned, false});
   }
   return cudaSuccess;
 }
@@ -130,8 +133,7 @@ cudaError_t release(void* ptr, bool pinned) {
   State& s = state();
   std::lock_guard lock(s.mutex);
   auto it = s.allocations.find(reinterpret_cast<std::uintptr_t>(ptr));
-  if (it == s.allocations.end() || it->second.space == Space::symbol ||
-      (it->second.space == Space::pinned) != pinned) {
+  if (it == s.allocations.end() || it->second.space == Space::symbol || (it->second.space == Space::pinned) != pinned) {
     return set_error(cudaErrorInvalidValue);
   }
   if (it->second.space != Space::pinned) s.device_bytes -= it->second.bytes;
@@ -149,8 +151,7 @@ cudaError_t release(void* ptr, bool pinned) {
 }
 
 /// Checks a copy's pointers against the allocations and performs it.
-cudaError_t copy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
-                 cudaStream_t stream) {
+cudaError_t copy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
   if (cudaError_t e = sticky_error()) return set_error(e);
   if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) {
     return set_error(cudaErrorInvalidMemcpyDirection);
@@ -185,8 +186,7 @@ cudaError_t copy(void* dst, const void* src, std::size_t count, cudaMemcpyKind k
   std::memmove(dst, src, count);
   auto& rec = runner::run_records();
   if (rec.recording) {
-    rec.copies.push_back(runner::CopyRecord{kind_name(kind), count,
-                                            reinterpret_cast<std::uintptr_t>(dst),
+    rec.copies.push_back(runner::CopyRecord{kind_name(kind), count, reinterpret_cast<std::uintptr_t>(dst),
                                             reinterpret_cast<std::uintptr_t>(src)});
   }
   return cudaSuccess;
@@ -263,9 +263,7 @@ cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int) {
 }
 cudaError_t cudaFree(void* devPtr) { return release(devPtr, false); }
 cudaError_t cudaMallocHost(void** ptr, size_t size) { return allocate(ptr, size, Space::pinned); }
-cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int) {
-  return allocate(pHost, size, Space::pinned);
-}
+cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int) { return allocate(pHost, size, Space::pinned); }
 cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags) {
   if (pDevice == nullptr || flags != 0) return set_error(cudaErrorInvalidValue);
   State& s = state();
@@ -280,24 +278,21 @@ cudaError_t cudaFreeHost(void* ptr) { return release(ptr, true); }
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
   return copy(dst, src, count, kind, nullptr);
 }
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
-                            cudaStream_t stream) {
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
   return copy(dst, src, count, kind, stream);
 }
-cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
-                         size_t height, enum cudaMemcpyKind kind) {
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                         enum cudaMemcpyKind kind) {
   if (width > dpitch || width > spitch) return set_error(cudaErrorInvalidPitchValue);
   for (size_t row = 0; row < height; ++row) {
-    if (cudaError_t e = copy(static_cast<char*>(dst) + row * dpitch,
-                             static_cast<const char*>(src) + row * spitch, width, kind, nullptr)) {
+    if (cudaError_t e = copy(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch,
+                             width, kind, nullptr)) {
       return e;
     }
   }
   return cudaSuccess;
 }
-cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
-  return fill(devPtr, value, count, nullptr);
-}
+cudaError_t cudaMemset(void* devPtr, int value, size_t count) { return fill(devPtr, value, count, nullptr); }
 cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
   return fill(devPtr, value, count, stream);
 }
@@ -310,17 +305,15 @@ cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
   return cudaSuccess;
 }
 
-cudaError_t cudalab_sim_memcpy_symbol(void* symbol, size_t symbol_size, void* buffer, size_t count,
-                                      size_t offset, enum cudaMemcpyKind kind, int to_symbol) {
+cudaError_t cudalab_sim_memcpy_symbol(void* symbol, size_t symbol_size, void* buffer, size_t count, size_t offset,
+                                      enum cudaMemcpyKind kind, int to_symbol) {
   if (cudaError_t e = sticky_error()) return set_error(e);
   if (offset > symbol_size || count > symbol_size - offset) return set_error(cudaErrorInvalidValue);
   if (count == 0) return cudaSuccess;
   if (buffer == nullptr) return set_error(cudaErrorInvalidValue);
   const bool buffer_on_device = kind == cudaMemcpyDeviceToDevice;
-  if (to_symbol ? !(kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice ||
-                    kind == cudaMemcpyDefault)
-                : !(kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice ||
-                    kind == cudaMemcpyDefault)) {
+  if (to_symbol ? !(kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDefault)
+                : !(kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDefault)) {
     return set_error(cudaErrorInvalidMemcpyDirection);
   }
   {
@@ -343,9 +336,9 @@ cudaError_t cudalab_sim_memcpy_symbol(void* symbol, size_t symbol_size, void* bu
   if (rec.recording) {
     const char* k = to_symbol ? (buffer_on_device ? "DeviceToDevice" : "HostToDevice")
                               : (buffer_on_device ? "DeviceToDevice" : "DeviceToHost");
-    rec.copies.push_back(cudalab::runner::CopyRecord{
-        k, count, reinterpret_cast<std::uintptr_t>(to_symbol ? sym : buffer),
-        reinterpret_cast<std::uintptr_t>(to_symbol ? buffer : sym)});
+    rec.copies.push_back(cudalab::runner::CopyRecord{k, count,
+                                                     reinterpret_cast<std::uintptr_t>(to_symbol ? sym : buffer),
+                                                     reinterpret_cast<std::uintptr_t>(to_symbol ? buffer : sym)});
   }
   return cudaSuccess;
 }
@@ -395,38 +388,39 @@ cudaError_t cudaPeekAtLastError(void) {
   return last_error;
 }
 
-#define CUDALAB_SIM_ERRORS(X)                                                              \
-  X(cudaSuccess, "no error")                                                               \
-  X(cudaErrorInvalidValue, "invalid argument")                                             \
-  X(cudaErrorMemoryAllocation, "out of memory")                                            \
-  X(cudaErrorInitializationError, "initialization error")                                  \
-  X(cudaErrorCudartUnloading, "driver shutting down")                                      \
-  X(cudaErrorInvalidConfiguration, "invalid configuration argument")                       \
-  X(cudaErrorInvalidPitchValue, "invalid pitch argument")                                  \
-  X(cudaErrorInvalidSymbol, "invalid device symbol")                                       \
-  X(cudaErrorInvalidHostPointer, "invalid host pointer")                                   \
-  X(cudaErrorInvalidDevicePointer, "invalid device pointer")                               \
-  X(cudaErrorInvalidMemcpyDirection, "invalid copy direction for memcpy")                  \
-  X(cudaErrorInvalidDeviceFunction, "invalid device function")                             \
-  X(cudaErrorNoDevice, "no CUDA-capable device is detected")                               \
-  X(cudaErrorInvalidDevice, "invalid device ordinal")                                      \
-  X(cudaErrorInvalidKernelImage, "device kernel image is invalid")                         \
+#define CUDALAB_SIM_ERRORS(X)                                                                    \
+  X(cudaSuccess, "no error")                                                                     \
+  X(cudaErrorInvalidValue, "invalid argument")                                                   \
+  X(cudaErrorMemoryAllocation, "out of memory")                                                  \
+  X(cudaErrorInitializationError, "initialization error")                                        \
+  X(cudaErrorCudartUnloading, "driver shutting down")                                            \
+  X(cudaErrorInvalidConfiguration, "invalid configuration argument")                             \
+  X(cudaErrorInvalidPitchValue, "invalid pitch argument")                                        \
+  X(cudaErrorInvalidSymbol, "invalid device symbol")                                             \
+  X(cudaErrorInvalidHostPointer, "invalid host pointer")                                         \
+  X(cudaErrorInvalidDevicePointer, "invalid device pointer")                                     \
+  X(cudaErrorInvalidMemcpyDirection, "invalid copy direction for memcpy")                        \
+  X(cudaErrorInvalidDeviceFunction, "invalid device function")                                   \
+  X(cudaErrorNoDevice, "no CUDA-capable device is detected")                                     \
+  X(cudaErrorInvalidDevice, "invalid device ordinal")                                            \
+  X(cudaErrorInvalidKernelImage, "device kernel image is invalid")                               \
   X(cudaErrorNoKernelImageForDevice, "no kernel image is available for execution on the device") \
-  X(cudaErrorInvalidResourceHandle, "invalid resource handle")                             \
-  X(cudaErrorNotReady, "device not ready")                                                 \
-  X(cudaErrorIllegalAddress, "an illegal memory access was encountered")                   \
-  X(cudaErrorLaunchOutOfResources, "too many resources requested for launch")              \
-  X(cudaErrorLaunchTimeout, "the launch timed out and was terminated")                     \
-  X(cudaErrorAssert, "device-side assert triggered")                                       \
-  X(cudaErrorIllegalInstruction, "an illegal instruction was encountered")                 \
-  X(cudaErrorMisalignedAddress, "misaligned address")                                      \
-  X(cudaErrorLaunchFailure, "unspecified launch failure")                                  \
-  X(cudaErrorNotSupported, "operation not supported")                                      \
+  X(cudaErrorInvalidResourceHandle, "invalid resource handle")                                   \
+  X(cudaErrorNotReady, "device not ready")                                                       \
+  X(cudaErrorIllegalAddress, "an illegal memory access was encountered")                         \
+  X(cudaErrorLaunchOutOfResources, "too many resources requested for launch")                    \
+  X(cudaErrorLaunchTimeout, "the launch timed out and was terminated")                           \
+  X(cudaErrorAssert, "device-side assert triggered")                                             \
+  X(cudaErrorIllegalInstruction, "an illegal instruction was encountered")                       \
+  X(cudaErrorMisalignedAddress, "misaligned address")                                            \
+  X(cudaErrorLaunchFailure, "unspecified launch failure")                                        \
+  X(cudaErrorNotSupported, "operation not supported")                                            \
   X(cudaErrorUnknown, "unknown error")
 
 const char* cudaGetErrorName(cudaError_t error) {
 #define X(code, text) \
-  case code: return #code;
+  case code:          \
+    return #code;
   switch (error) { CUDALAB_SIM_ERRORS(X) }
 #undef X
   return "cudaErrorUnknown";
@@ -434,7 +428,8 @@ const char* cudaGetErrorName(cudaError_t error) {
 
 const char* cudaGetErrorString(cudaError_t error) {
 #define X(code, text) \
-  case code: return text;
+  case code:          \
+    return text;
   switch (error) { CUDALAB_SIM_ERRORS(X) }
 #undef X
   return "unrecognized error code";
@@ -450,9 +445,7 @@ cudaError_t cudaGetDevice(int* device) {
   *device = 0;
   return cudaSuccess;
 }
-cudaError_t cudaSetDevice(int device) {
-  return device == 0 ? cudaSuccess : set_error(cudaErrorInvalidDevice);
-}
+cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : set_error(cudaErrorInvalidDevice); }
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* prop, int device) {
   if (prop == nullptr) return set_error(cudaErrorInvalidValue);
@@ -499,37 +492,86 @@ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int dev
   cudaDeviceProp p;
   cudaGetDeviceProperties(&p, 0);
   switch (attr) {
-    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
-    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
-    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
-    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
-    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
-    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
-    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
-    case cudaDevAttrMaxSharedMemoryPerBlock: *value = static_cast<int>(p.sharedMemPerBlock); break;
-    case cudaDevAttrTotalConstantMemory: *value = static_cast<int>(p.totalConstMem); break;
-    case cudaDevAttrWarpSize: *value = p.warpSize; break;
-    case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
-    case cudaDevAttrClockRate: *value = p.clockRate; break;
-    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
-    case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
-    case cudaDevAttrMemoryClockRate: *value = p.memoryClockRate; break;
-    case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
-    case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
-    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
-    case cudaDevAttrUnifiedAddressing: *value = p.unifiedAddressing; break;
-    case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
-    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
+    case cudaDevAttrMaxThreadsPerBlock:
+      *value = p.maxThreadsPerBlock;
+      break;
+    case cudaDevAttrMaxBlockDimX:
+      *value = p.maxThreadsDim[0];
+      break;
+    case cudaDevAttrMaxBlockDimY:
+      *value = p.maxThreadsDim[1];
+      break;
+    case cudaDevAttrMaxBlockDimZ:
+      *value = p.maxThreadsDim[2];
+      break;
+    case cudaDevAttrMaxGridDimX:
+      *value = p.maxGridSize[0];
+      break;
+    case cudaDevAttrMaxGridDimY:
+      *value = p.maxGridSize[1];
+      break;
+    case cudaDevAttrMaxGridDimZ:
+      *value = p.maxGridSize[2];
+      break;
+    case cudaDevAttrMaxSharedMemoryPerBlock:
+      *value = static_cast<int>(p.sharedMemPerBlock);
+      break;
+    case cudaDevAttrTotalConstantMemory:
+      *value = static_cast<int>(p.totalConstMem);
+      break;
+    case cudaDevAttrWarpSize:
+      *value = p.warpSize;
+      break;
+    case cudaDevAttrMaxRegistersPerBlock:
+      *value = p.regsPerBlock;
+      break;
+    case cudaDevAttrClockRate:
+      *value = p.clockRate;
+      break;
+    case cudaDevAttrMultiProcessorCount:
+      *value = p.multiProcessorCount;
+      break;
+    case cudaDevAttrConcurrentKernels:
+      *value = p.concurrentKernels;
+      break;
+    case cudaDevAttrMemoryClockRate:
+      *value = p.memoryClockRate;
+      break;
+    case cudaDevAttrGlobalMemoryBusWidth:
+      *value = p.memoryBusWidth;
+      break;
+    case cudaDevAttrL2CacheSize:
+      *value = p.l2CacheSize;
+      break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor:
+      *value = p.maxThreadsPerMultiProcessor;
+      break;
+    case cudaDevAttrUnifiedAddressing:
+      *value = p.unifiedAddressing;
+      break;
+    case cudaDevAttrComputeCapabilityMajor:
+      *value = p.major;
+      break;
+    case cudaDevAttrComputeCapabilityMinor:
+      *value = p.minor;
+      break;
     case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
       *value = static_cast<int>(p.sharedMemPerMultiprocessor);
       break;
-    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
-    case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor:
+      *value = p.regsPerMultiprocessor;
+      break;
+    case cudaDevAttrManagedMemory:
+      *value = p.managedMemory;
+      break;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin:
       *value = static_cast<int>(p.sharedMemPerBlockOptin);
       break;
-    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
-    default: return set_error(cudaErrorInvalidValue);
+    case cudaDevAttrMaxBlocksPerMultiprocessor:
+      *value = p.maxBlocksPerMultiProcessor;
+      break;
+    default:
+      return set_error(cudaErrorInvalidValue);
   }
   return cudaSuccess;
 }
@@ -544,9 +586,7 @@ cudaError_t cudaDriverGetVersion(int* v) { return cudaRuntimeGetVersion(v); }
 
 cudaError_t cudaCtxResetPersistingL2Cache() { return cudaSuccess; }
 
-cudaError_t cudaStreamCreate(cudaStream_t* pStream) {
-  return cudaStreamCreateWithFlags(pStream, cudaStreamDefault);
-}
+cudaError_t cudaStreamCreate(cudaStream_t* pStream) { return cudaStreamCreateWithFlags(pStream, cudaStreamDefault); }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags) {
   if (pStream == nullptr || flags > cudaStreamNonBlocking) return set_error(cudaErrorInvalidValue);
   State& s = state();
@@ -577,9 +617,7 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
   return cudaSuccess;
 }
 
-cudaError_t cudaEventCreate(cudaEvent_t* event) {
-  return cudaEventCreateWithFlags(event, cudaEventDefault);
-}
+cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, cudaEventDefault); }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
   if (event == nullptr || flags > 0x7) return set_error(cudaErrorInvalidValue);
   State& s = state();

@@ -134,8 +134,7 @@ std::string shell_quote(const std::vector<std::string>& argv) {
 std::string headers_fingerprint(const fs::path& dir) {
   std::vector<fs::path> files;
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
-       it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it); it.increment(ec)) {
     if (it->is_regular_file()) files.push_back(it->path());
   }
   std::sort(files.begin(), files.end());
@@ -158,8 +157,8 @@ class SimToolchain final : public Toolchain {
 
   std::string describe() const override {
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    return (cxx_.empty() ? std::string("no host compiler") : version()) +
-           ", CPU simulator (" + std::to_string(hw) + " host threads)";
+    return (cxx_.empty() ? std::string("no host compiler") : version()) + ", CPU simulator (" + std::to_string(hw) +
+           " host threads)";
   }
 
   bool available(std::string& why) const override {
@@ -187,15 +186,15 @@ class SimToolchain final : public Toolchain {
       return result;
     }
     const std::string shown = source.string();
-    const std::vector<std::string> flags = {"-std=c++20", "-O2", "-fPIC", "-shared", "-pthread",
-                                            "-fno-strict-aliasing"};
+    const std::vector<std::string> flags = {"-std=c++20", "-O2",      "-fPIC",
+                                            "-shared",    "-pthread", "-fno-strict-aliasing"};
     std::string flag_text;
     for (const auto& f : flags) flag_text += f + ' ';
 
     XXH3_state_t* st = XXH3_createState();
     XXH3_128bits_reset(st);
-    for (const std::string& part : {std::string(kSimAbi), text, shown, flag_text, version(),
-                                    fingerprint(), config_.runner_dir.string()}) {
+    for (const std::string& part :
+         {std::string(kSimAbi), text, shown, flag_text, version(), fingerprint(), config_.runner_dir.string()}) {
       const std::uint64_t n = part.size();
       XXH3_128bits_update(st, &n, sizeof n);  // length-prefixed: boundaries matter
       XXH3_128bits_update(st, part.data(), part.size());
@@ -211,11 +210,9 @@ class SimToolchain final : public Toolchain {
     const fs::path translated = dir / (std::string(key) + ".cpp");
     std::vector<std::string> argv = {cxx_.string()};
     argv.insert(argv.end(), flags.begin(), flags.end());
-    argv.insert(argv.end(),
-                {"-iquote", fs::absolute(source).parent_path().string(), "-I" + include_dir_.string(),
-                 "-o", module.string(), translated.string(), "-L" + config_.runner_dir.string(),
-                 "-lcudalab_sim", "-Wl,-rpath," + config_.runner_dir.string(),
-                 "-Wl,--no-undefined"});
+    argv.insert(argv.end(), {"-iquote", fs::absolute(source).parent_path().string(), "-I" + include_dir_.string(), "-o",
+                             module.string(), translated.string(), "-L" + config_.runner_dir.string(), "-lcudalab_sim",
+                             "-Wl,-rpath," + config_.runner_dir.string(), "-Wl,--no-undefined"});
     result.command = shell_quote(argv);
 
     std::error_code ec;
@@ -235,8 +232,8 @@ class SimToolchain final : public Toolchain {
     }
     fs::create_directories(dir, ec);
     // Unique temporaries, then atomic renames: concurrent compiles of one source are safe.
-    const std::string unique = "." + std::to_string(getpid()) + "." +
-                               std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+    const std::string unique =
+        "." + std::to_string(getpid()) + "." + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
     const fs::path tmp_src = dir / (std::string(key) + unique + ".cpp");
     const fs::path tmp_mod = dir / (std::string(key) + unique + ".so");
     {

@@ -115,8 +115,8 @@ class Lexer {
     ++i_;
   }
   static bool encoding_prefix(std::string_view id) {
-    return id == "L" || id == "u" || id == "U" || id == "u8" || id == "R" || id == "LR" ||
-           id == "uR" || id == "UR" || id == "u8R";
+    return id == "L" || id == "u" || id == "U" || id == "u8" || id == "R" || id == "LR" || id == "uR" || id == "UR" ||
+           id == "u8R";
   }
   void skip_line_comment() {
     while (i_ < s_.size() && s_[i_] != '\n') {
@@ -166,8 +166,7 @@ class Lexer {
     advance();
     while (i_ < s_.size() && s_[i_] != q) {
       if (s_[i_] == '\n') {
-        throw TranslateError(l, c, q == '"' ? "missing terminating \" character"
-                                            : "missing terminating ' character");
+        throw TranslateError(l, c, q == '"' ? "missing terminating \" character" : "missing terminating ' character");
       }
       if (s_[i_] == '\\' && i_ + 1 < s_.size()) advance();
       advance();
@@ -279,17 +278,14 @@ class Translator {
   std::string_view text(std::size_t i) const { return s_.substr(t_[i].begin, t_[i].end - t_[i].begin); }
   bool is(std::size_t i, std::string_view what) const { return i < t_.size() && text(i) == what; }
   bool punct(std::size_t i, char c) const {
-    return i < t_.size() && t_[i].kind == Kind::punct && t_[i].end - t_[i].begin == 1 &&
-           s_[t_[i].begin] == c;
+    return i < t_.size() && t_[i].kind == Kind::punct && t_[i].end - t_[i].begin == 1 && s_[t_[i].begin] == c;
   }
   bool adjacent(std::size_t a, std::size_t b) const { return t_[a].end == t_[b].begin; }
   [[noreturn]] void error(std::size_t i, const std::string& what) const {
     const Token& tk = i < t_.size() ? t_[i] : t_.back();
     throw TranslateError(tk.line, tk.col, what);
   }
-  static int newlines(std::string_view v) {
-    return static_cast<int>(std::count(v.begin(), v.end(), '\n'));
-  }
+  static int newlines(std::string_view v) { return static_cast<int>(std::count(v.begin(), v.end(), '\n')); }
 
   /// Tokens [a, b) as one line of text, spaced only where the source had space.
   std::string join(std::size_t a, std::size_t b) const {
@@ -485,8 +481,7 @@ class Translator {
       escaped += c;
     }
     std::string head = "::cudalab_sim::launch(\"" + escaped + "\", " +
-                       (deduced ? std::string("nullptr")
-                                : "::cudalab_sim::kernel_address(" + callee + ")") +
+                       (deduced ? std::string("nullptr") : "::cudalab_sim::kernel_address(" + callee + ")") +
                        ", [&](auto&... cudalab_sim_args) { " + callee +
                        "(cudalab_sim_args...); }, ::cudalab_sim::config(";
     head += std::string(newlines(s_.substr(t_[start].begin, t_[i + 2].end - t_[start].begin)), '\n');
@@ -535,8 +530,7 @@ class Translator {
     const std::string pointer = "static_cast<" + type + "*>(::cudalab_sim::dynamic_shared())";
     const std::string pad(newlines(s_.substr(t_[head].begin, t_[semi].end - t_[head].begin)), '\n');
     if (scope == Scope::function) {
-      edits_.push_back({t_[head].begin, t_[semi].end,
-                        type + "* const " + name + " = " + pointer + ";" + pad});
+      edits_.push_back({t_[head].begin, t_[semi].end, type + "* const " + name + " = " + pointer + ";" + pad});
     } else {
       edits_.push_back({t_[head].begin, t_[semi].end, pad});
       substitutions_[name] = "(" + pointer + ")";
@@ -581,8 +575,7 @@ class Translator {
   }
 
   std::string apply() {
-    std::stable_sort(edits_.begin(), edits_.end(),
-                     [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
+    std::stable_sort(edits_.begin(), edits_.end(), [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
     std::string out;
     out.reserve(s_.size() + 256 * edits_.size());
     std::size_t pos = 0;
@@ -624,8 +617,7 @@ Translation translate(std::string_view source, const std::string& filename) {
     if (!result.text.empty() && result.text.back() != '\n') result.text += '\n';
     result.ok = true;
   } catch (const TranslateError& e) {
-    result.error = filename + ":" + std::to_string(e.line) + ":" + std::to_string(e.col) +
-                   ": error: " + e.what();
+    result.error = filename + ":" + std::to_string(e.line) + ":" + std::to_string(e.col) + ": error: " + e.what();
   }
   return result;
 }

@@ -95,8 +95,7 @@ enum cudalab_sim_warp_opcode {
 extern "C" {
 void cudalab_sim_launch(const cudalab_sim_launch_desc* desc, void (*thunk)(void*), void* state);
 int cudalab_sim_syncthreads(int line, int op, int pred);
-unsigned long long cudalab_sim_warp_op(int line, int op, unsigned mask, unsigned long long value,
-                                       int arg, int width);
+unsigned long long cudalab_sim_warp_op(int line, int op, unsigned mask, unsigned long long value, int arg, int width);
 unsigned cudalab_sim_activemask(void);
 void cudalab_sim_note_shared(const void* addr, size_t bytes);
 }
@@ -121,8 +120,7 @@ inline void __brkpt() {}
 namespace cudalab_sim::detail {
 template <class T>
 inline unsigned long long to_bits(T v) {
-  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>,
-                "warp shuffles take values of at most 8 bytes");
+  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>, "warp shuffles take values of at most 8 bytes");
   unsigned long long b = 0;
   memcpy(&b, &v, sizeof(T));
   return b;
@@ -135,12 +133,11 @@ inline T from_bits(unsigned long long b) {
 }
 }  // namespace cudalab_sim::detail
 
-#define CUDALAB_SIM_SHFL(NAME, OP)                                                              \
-  template <class T>                                                                           \
-  inline T NAME(unsigned mask, T var, int arg, int width = warpSize,                          \
-              int line = __builtin_LINE()) {                                                   \
-    return cudalab_sim::detail::from_bits<T>(cudalab_sim_warp_op(                              \
-        line, OP, mask, cudalab_sim::detail::to_bits(var), arg, width));                   \
+#define CUDALAB_SIM_SHFL(NAME, OP)                                                                  \
+  template <class T>                                                                                \
+  inline T NAME(unsigned mask, T var, int arg, int width = warpSize, int line = __builtin_LINE()) { \
+    return cudalab_sim::detail::from_bits<T>(                                                       \
+        cudalab_sim_warp_op(line, OP, mask, cudalab_sim::detail::to_bits(var), arg, width));        \
   }
 CUDALAB_SIM_SHFL(__shfl_sync, CUDALAB_SIM_SHFL_IDX)
 CUDALAB_SIM_SHFL(__shfl_up_sync, CUDALAB_SIM_SHFL_UP)
@@ -148,16 +145,15 @@ CUDALAB_SIM_SHFL(__shfl_down_sync, CUDALAB_SIM_SHFL_DOWN)
 CUDALAB_SIM_SHFL(__shfl_xor_sync, CUDALAB_SIM_SHFL_XOR)
 #undef CUDALAB_SIM_SHFL
 
-#define __syncwarp(...) ((void)cudalab_sim_warp_op(__LINE__, CUDALAB_SIM_SYNCWARP, \
-                                                   cudalab_sim::detail::warp_mask(__VA_ARGS__), 0, 0, 32))
+#define __syncwarp(...) \
+  ((void)cudalab_sim_warp_op(__LINE__, CUDALAB_SIM_SYNCWARP, cudalab_sim::detail::warp_mask(__VA_ARGS__), 0, 0, 32))
 namespace cudalab_sim::detail {
 inline unsigned warp_mask() { return 0xffffffffu; }
 inline unsigned warp_mask(unsigned m) { return m; }
 }  // namespace cudalab_sim::detail
 
 inline unsigned __ballot_sync(unsigned mask, int pred, int line = __builtin_LINE()) {
-  return static_cast<unsigned>(
-      cudalab_sim_warp_op(line, CUDALAB_SIM_BALLOT, mask, pred != 0, 0, 32));
+  return static_cast<unsigned>(cudalab_sim_warp_op(line, CUDALAB_SIM_BALLOT, mask, pred != 0, 0, 32));
 }
 inline int __any_sync(unsigned mask, int pred, int line = __builtin_LINE()) {
   return static_cast<int>(cudalab_sim_warp_op(line, CUDALAB_SIM_ANY, mask, pred != 0, 0, 32));
@@ -168,21 +164,19 @@ inline int __all_sync(unsigned mask, int pred, int line = __builtin_LINE()) {
 inline unsigned __activemask() { return cudalab_sim_activemask(); }
 template <class T>
 inline unsigned __match_any_sync(unsigned mask, T value, int line = __builtin_LINE()) {
-  return static_cast<unsigned>(cudalab_sim_warp_op(line, CUDALAB_SIM_MATCH_ANY, mask,
-                                                   cudalab_sim::detail::to_bits(value), 0, 32));
+  return static_cast<unsigned>(
+      cudalab_sim_warp_op(line, CUDALAB_SIM_MATCH_ANY, mask, cudalab_sim::detail::to_bits(value), 0, 32));
 }
 template <class T>
-inline unsigned __match_all_sync(unsigned mask, T value, int* pred,
-                                 int line = __builtin_LINE()) {
-  unsigned r = static_cast<unsigned>(cudalab_sim_warp_op(
-      line, CUDALAB_SIM_MATCH_ALL, mask, cudalab_sim::detail::to_bits(value), 0, 32));
+inline unsigned __match_all_sync(unsigned mask, T value, int* pred, int line = __builtin_LINE()) {
+  unsigned r = static_cast<unsigned>(
+      cudalab_sim_warp_op(line, CUDALAB_SIM_MATCH_ALL, mask, cudalab_sim::detail::to_bits(value), 0, 32));
   *pred = r != 0;
   return r;
 }
-#define CUDALAB_SIM_REDUCE(NAME, T, OP)                                                   \
-  inline T NAME(unsigned mask, T value, int line = __builtin_LINE()) {                   \
-    return static_cast<T>(cudalab_sim_warp_op(line, OP, mask,                        \
-                                              static_cast<unsigned>(value), 0, 32));     \
+#define CUDALAB_SIM_REDUCE(NAME, T, OP)                                                              \
+  inline T NAME(unsigned mask, T value, int line = __builtin_LINE()) {                               \
+    return static_cast<T>(cudalab_sim_warp_op(line, OP, mask, static_cast<unsigned>(value), 0, 32)); \
   }
 CUDALAB_SIM_REDUCE(__reduce_add_sync, unsigned, CUDALAB_SIM_REDUCE_ADD)
 CUDALAB_SIM_REDUCE(__reduce_add_sync, int, CUDALAB_SIM_REDUCE_ADD)
@@ -211,16 +205,18 @@ inline T atomic_update(T* p, F f) {
 }
 }  // namespace cudalab_sim::detail
 
-#define CUDALAB_SIM_ATOMIC_SCOPES(NAME)                                                       \
-  template <class... A>                                                                       \
-  inline auto NAME##_block(A... a) -> decltype(NAME(a...)) { return NAME(a...); }             \
-  template <class... A>                                                                       \
-  inline auto NAME##_system(A... a) -> decltype(NAME(a...)) { return NAME(a...); }
-
-#define CUDALAB_SIM_FETCH(NAME, T, METHOD)                                                    \
-  inline T NAME(T* address, T val) {                                                          \
-    return cudalab_sim::detail::aref(address).METHOD(val, std::memory_order_relaxed);         \
+#define CUDALAB_SIM_ATOMIC_SCOPES(NAME)                     \
+  template <class... A>                                     \
+  inline auto NAME##_block(A... a)->decltype(NAME(a...)) {  \
+    return NAME(a...);                                      \
+  }                                                         \
+  template <class... A>                                     \
+  inline auto NAME##_system(A... a)->decltype(NAME(a...)) { \
+    return NAME(a...);                                      \
   }
+
+#define CUDALAB_SIM_FETCH(NAME, T, METHOD) \
+  inline T NAME(T* address, T val) { return cudalab_sim::detail::aref(address).METHOD(val, std::memory_order_relaxed); }
 CUDALAB_SIM_FETCH(atomicAdd, int, fetch_add)
 CUDALAB_SIM_FETCH(atomicAdd, unsigned int, fetch_add)
 CUDALAB_SIM_FETCH(atomicAdd, unsigned long long int, fetch_add)
@@ -243,11 +239,11 @@ CUDALAB_SIM_FETCH(atomicExch, unsigned long long int, exchange)
 CUDALAB_SIM_FETCH(atomicExch, float, exchange)
 #undef CUDALAB_SIM_FETCH
 
-#define CUDALAB_SIM_MINMAX(T)                                                                 \
-  inline T atomicMin(T* address, T val) {                                                     \
+#define CUDALAB_SIM_MINMAX(T)                                                                     \
+  inline T atomicMin(T* address, T val) {                                                         \
     return cudalab_sim::detail::atomic_update(address, [val](T o) { return o < val ? o : val; }); \
-  }                                                                                           \
-  inline T atomicMax(T* address, T val) {                                                     \
+  }                                                                                               \
+  inline T atomicMax(T* address, T val) {                                                         \
     return cudalab_sim::detail::atomic_update(address, [val](T o) { return o > val ? o : val; }); \
   }
 CUDALAB_SIM_MINMAX(int)
@@ -256,11 +252,10 @@ CUDALAB_SIM_MINMAX(long long int)
 CUDALAB_SIM_MINMAX(unsigned long long int)
 #undef CUDALAB_SIM_MINMAX
 
-#define CUDALAB_SIM_CAS(T)                                                                     \
-  inline T atomicCAS(T* address, T compare, T val) {                                           \
-    cudalab_sim::detail::aref(address).compare_exchange_strong(compare, val,                   \
-                                                               std::memory_order_relaxed);     \
-    return compare;                                                                            \
+#define CUDALAB_SIM_CAS(T)                                                                               \
+  inline T atomicCAS(T* address, T compare, T val) {                                                     \
+    cudalab_sim::detail::aref(address).compare_exchange_strong(compare, val, std::memory_order_relaxed); \
+    return compare;                                                                                      \
   }
 CUDALAB_SIM_CAS(int)
 CUDALAB_SIM_CAS(unsigned int)
@@ -269,12 +264,10 @@ CUDALAB_SIM_CAS(unsigned short int)
 #undef CUDALAB_SIM_CAS
 
 inline unsigned int atomicInc(unsigned int* address, unsigned int val) {
-  return cudalab_sim::detail::atomic_update(address,
-                                            [val](unsigned o) { return o >= val ? 0u : o + 1; });
+  return cudalab_sim::detail::atomic_update(address, [val](unsigned o) { return o >= val ? 0u : o + 1; });
 }
 inline unsigned int atomicDec(unsigned int* address, unsigned int val) {
-  return cudalab_sim::detail::atomic_update(
-      address, [val](unsigned o) { return (o == 0 || o > val) ? val : o - 1; });
+  return cudalab_sim::detail::atomic_update(address, [val](unsigned o) { return (o == 0 || o > val) ? val : o - 1; });
 }
 CUDALAB_SIM_ATOMIC_SCOPES(atomicAdd)
 CUDALAB_SIM_ATOMIC_SCOPES(atomicSub)
@@ -316,20 +309,20 @@ inline float cospif(float x) { return cosf(static_cast<float>(M_PI) * x); }
 inline float normcdff(float x) { return 0.5f * erfcf(-x * static_cast<float>(M_SQRT1_2)); }
 inline double normcdf(double x) { return 0.5 * erfc(-x * M_SQRT1_2); }
 
-#define CUDALAB_SIM_ROUNDED(T, S)                                               \
-  inline T __fadd_##S(T a, T b) { return a + b; }                               \
-  inline T __fsub_##S(T a, T b) { return a - b; }                               \
-  inline T __fmul_##S(T a, T b) { return a * b; }                               \
-  inline T __fdiv_##S(T a, T b) { return a / b; }                               \
-  inline T __frcp_##S(T a) { return 1.0f / a; }                                 \
-  inline T __fsqrt_##S(T a) { return sqrtf(a); }                                \
-  inline T __fmaf_##S(T a, T b, T c) { return fmaf(a, b, c); }                  \
-  inline double __dadd_##S(double a, double b) { return a + b; }                \
-  inline double __dsub_##S(double a, double b) { return a - b; }                \
-  inline double __dmul_##S(double a, double b) { return a * b; }                \
-  inline double __ddiv_##S(double a, double b) { return a / b; }                \
-  inline double __drcp_##S(double a) { return 1.0 / a; }                        \
-  inline double __dsqrt_##S(double a) { return sqrt(a); }                       \
+#define CUDALAB_SIM_ROUNDED(T, S)                                \
+  inline T __fadd_##S(T a, T b) { return a + b; }                \
+  inline T __fsub_##S(T a, T b) { return a - b; }                \
+  inline T __fmul_##S(T a, T b) { return a * b; }                \
+  inline T __fdiv_##S(T a, T b) { return a / b; }                \
+  inline T __frcp_##S(T a) { return 1.0f / a; }                  \
+  inline T __fsqrt_##S(T a) { return sqrtf(a); }                 \
+  inline T __fmaf_##S(T a, T b, T c) { return fmaf(a, b, c); }   \
+  inline double __dadd_##S(double a, double b) { return a + b; } \
+  inline double __dsub_##S(double a, double b) { return a - b; } \
+  inline double __dmul_##S(double a, double b) { return a * b; } \
+  inline double __ddiv_##S(double a, double b) { return a / b; } \
+  inline double __drcp_##S(double a) { return 1.0 / a; }         \
+  inline double __dsqrt_##S(double a) { return sqrt(a); }        \
   inline double __fma_##S(double a, double b, double c) { return fma(a, b, c); }
 CUDALAB_SIM_ROUNDED(float, rn)
 CUDALAB_SIM_ROUNDED(float, rz)
@@ -367,9 +360,7 @@ inline double __longlong_as_double(long long x) { return __builtin_bit_cast(doub
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
-inline int __clzll(long long x) {
-  return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x));
-}
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x)); }
 inline int __ffs(int x) { return __builtin_ffs(x); }
 inline int __ffsll(long long x) { return __builtin_ffsll(x); }
 inline unsigned __brev(unsigned x) {
@@ -381,9 +372,7 @@ inline unsigned __brev(unsigned x) {
 }
 inline int __mul24(int a, int b) { return (a << 8 >> 8) * (b << 8 >> 8); }
 inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xffffffu) * (b & 0xffffffu); }
-inline int __mulhi(int a, int b) {
-  return static_cast<int>((static_cast<long long>(a) * b) >> 32);
-}
+inline int __mulhi(int a, int b) { return static_cast<int>((static_cast<long long>(a) * b) >> 32); }
 inline unsigned __umulhi(unsigned a, unsigned b) {
   return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32);
 }
@@ -393,9 +382,7 @@ inline long long __mul64hi(long long a, long long b) {
 inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
   return static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * b) >> 64);
 }
-inline unsigned __sad(int a, int b, unsigned c) {
-  return c + static_cast<unsigned>(a > b ? a - b : b - a);
-}
+inline unsigned __sad(int a, int b, unsigned c) { return c + static_cast<unsigned>(a > b ? a - b : b - a); }
 inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return c + (a > b ? a - b : b - a); }
 inline int __hadd(int a, int b) { return static_cast<int>((static_cast<long long>(a) + b) >> 1); }
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
@@ -406,7 +393,7 @@ inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
 }
 
 // CUDA's min/max overloads for every arithmetic pair the headers of CUDA provide.
-#define CUDALAB_SIM_MINMAX2(A, B, R)                                    \
+#define CUDALAB_SIM_MINMAX2(A, B, R)                                                                               \
   inline R min(A a, B b) { return static_cast<R>(a) < static_cast<R>(b) ? static_cast<R>(a) : static_cast<R>(b); } \
   inline R max(A a, B b) { return static_cast<R>(a) > static_cast<R>(b) ? static_cast<R>(a) : static_cast<R>(b); }
 CUDALAB_SIM_MINMAX2(int, int, int)
@@ -430,16 +417,46 @@ inline double min(double a, float b) { return fmin(a, b); }
 inline double max(double a, float b) { return fmax(a, b); }
 
 // ---- cached loads/stores: plain memory accesses here ---------------------------------------------
-template <class T> inline T __ldg(const T* p) { return *p; }
-template <class T> inline T __ldca(const T* p) { return *p; }
-template <class T> inline T __ldcg(const T* p) { return *p; }
-template <class T> inline T __ldcs(const T* p) { return *p; }
-template <class T> inline T __ldlu(const T* p) { return *p; }
-template <class T> inline T __ldcv(const T* p) { return *p; }
-template <class T> inline void __stwb(T* p, T v) { *p = v; }
-template <class T> inline void __stcg(T* p, T v) { *p = v; }
-template <class T> inline void __stcs(T* p, T v) { *p = v; }
-template <class T> inline void __stwt(T* p, T v) { *p = v; }
+template <class T>
+inline T __ldg(const T* p) {
+  return *p;
+}
+template <class T>
+inline T __ldca(const T* p) {
+  return *p;
+}
+template <class T>
+inline T __ldcg(const T* p) {
+  return *p;
+}
+template <class T>
+inline T __ldcs(const T* p) {
+  return *p;
+}
+template <class T>
+inline T __ldlu(const T* p) {
+  return *p;
+}
+template <class T>
+inline T __ldcv(const T* p) {
+  return *p;
+}
+template <class T>
+inline void __stwb(T* p, T v) {
+  *p = v;
+}
+template <class T>
+inline void __stcg(T* p, T v) {
+  *p = v;
+}
+template <class T>
+inline void __stcs(T* p, T v) {
+  *p = v;
+}
+template <class T>
+inline void __stwt(T* p, T v) {
+  *p = v;
+}
 
 // ---- what the translator emits ---------------------------------------------------------------------
 namespace cudalab_sim {
@@ -476,7 +493,8 @@ inline void launch(const char* name, const void* fn, Body body, const config_t& 
   State state{body, std::tuple<std::decay_t<A>...>(std::forward<A>(args)...)};
   const cudalab_sim_launch_desc desc{name, fn, cfg.grid, cfg.block, cfg.shmem, cfg.stream};
   cudalab_sim_launch(
-      &desc, [](void* p) {
+      &desc,
+      [](void* p) {
         State& s = *static_cast<State*>(p);
         std::apply(s.body, s.args);
       },
@@ -486,8 +504,7 @@ inline void launch(const char* name, const void* fn, Body body, const config_t& 
 }  // namespace cudalab_sim
 
 /// Records the size of a static `__shared__` variable for the launch records (block 0 only).
-#define CUDALAB_SIM_NOTE_SHARED(name)                                        \
-  do {                                                                       \
-    if (__builtin_expect(cudalab_sim_note_flag, 0))                          \
-      cudalab_sim_note_shared(__builtin_addressof(name), sizeof(name));      \
+#define CUDALAB_SIM_NOTE_SHARED(name)                                                                                 \
+  do {                                                                                                                \
+    if (__builtin_expect(cudalab_sim_note_flag, 0)) cudalab_sim_note_shared(__builtin_addressof(name), sizeof(name)); \
   } while (0)

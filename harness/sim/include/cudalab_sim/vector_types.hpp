@@ -3,18 +3,26 @@
 #pragma once
 
 #define CUDALAB_SIM_VEC1(T, N, A) \
-  struct alignas(A) N##1 { T x; };
+  struct alignas(A) N##1 {        \
+    T x;                          \
+  };
 #define CUDALAB_SIM_VEC2(T, N, A) \
-  struct alignas(A) N##2 { T x, y; };
+  struct alignas(A) N##2 {        \
+    T x, y;                       \
+  };
 #define CUDALAB_SIM_VEC3(T, N) \
-  struct N##3 { T x, y, z; };
+  struct N##3 {                \
+    T x, y, z;                 \
+  };
 #define CUDALAB_SIM_VEC4(T, N, A) \
-  struct alignas(A) N##4 { T x, y, z, w; };
-#define CUDALAB_SIM_MAKE(T, N)                                                              \
-  constexpr inline N##1 make_##N##1(T x) { return N##1{x}; }                                 \
-  constexpr inline N##2 make_##N##2(T x, T y) { return N##2{x, y}; }                         \
-  constexpr inline N##3 make_##N##3(T x, T y, T z) { return N##3{x, y, z}; }                 \
-  constexpr inline N##4 make_##N##4(T x, T y, T z, T w) { return N##4{x, y, z, w}; }
+  struct alignas(A) N##4 {        \
+    T x, y, z, w;                 \
+  };
+#define CUDALAB_SIM_MAKE(T, N)                                                \
+  constexpr inline N##1 make_##N##1(T x) { return N##1 {x}; }                 \
+  constexpr inline N##2 make_##N##2(T x, T y) { return N##2 {x, y}; }         \
+  constexpr inline N##3 make_##N##3(T x, T y, T z) { return N##3 {x, y, z}; } \
+  constexpr inline N##4 make_##N##4(T x, T y, T z, T w) { return N##4 {x, y, z, w}; }
 #define CUDALAB_SIM_VECS(T, N, A1, A2, A4) \
   CUDALAB_SIM_VEC1(T, N, A1)               \
   CUDALAB_SIM_VEC2(T, N, A2)               \
@@ -45,8 +53,7 @@ CUDALAB_SIM_VECS(double, double, 8, 16, 16)
 /// Launch dimensions: unspecified components are 1, as in CUDA.
 struct dim3 {
   unsigned int x, y, z;
-  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
-      : x(vx), y(vy), z(vz) {}
+  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
   constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
   constexpr operator uint3() const { return uint3{x, y, z}; }
 };

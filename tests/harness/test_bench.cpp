@@ -1,0 +1,112 @@
+// The bench pipeline end to end on the simulator (the CLI refuses to time the simulator, but the
+// pipeline is the same): rotating input sets re-checked, the sampler's stop state, baselines, and a
+// wrong kernel that is refused instead of measured.
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "cudalab/exercise_bench.hpp"
+#include "cudalab/registry.hpp"
+
+namespace cudalab {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::unique_ptr<Toolchain> sim_toolchain() {
+#ifdef CUDALAB_HAVE_SIM
+  ToolchainConfig config;
+  config.cache_dir = fs::path(CUDALAB_BIN_DIR) / ".." / "test-module-cache";
+  config.runner_dir = CUDALAB_BIN_DIR;
+  return make_sim_toolchain(config);
+#else
+  return nullptr;
+#endif
+}
+
+BenchOptions quick_options() {
+  BenchOptions o;
+  o.seed = 3;
+  o.sizes = {1000};
+  o.policy.warmup_runs = 1;
+  o.policy.min_samples = 5;
+  o.policy.min_time_s = 0;
+  o.policy.time_cap_s = 2;
+  o.cpu_policy = o.policy;
+  o.timeout = std::chrono::seconds(60);
+  return o;
+}
+
+TEST(Bench, MeasuresASolutionWithBaselines) {
+  auto toolchain = sim_toolchain();
+  if (!toolchain) GTEST_SKIP() << "this build has no simulator";
+  const Task& task = *find_task("02_vector_add");
+  const Peaks peaks{100.0, 1000.0, "test"};
+  std::vector<std::string> progress;
+  auto out = bench_exercise(task, *toolchain, fs::path(CUDALAB_SOURCE_DIR) / "solutions/02_vector_add/kernel.cu", peaks,
+                            quick_options(), [&](const std::string& line) { progress.push_back(line); });
+  ASSERT_EQ(out.verdict, Verdict::passed) << out.message;
+  ASSERT_EQ(out.measurements.size(), 1u);  // no kernels row: the simulator traces no kernels
+  const Measurement& m = out.measurements.front();
+  EXPECT_EQ(m.exercise, "02_vector_add");
+  EXPECT_EQ(m.c.label(), "n=1000");
+  EXPECT_GE(m.summary.n, 5u);
+  EXPECT_NE(m.summary.stop, StopReason::running);
+  EXPECT_GT(m.summary.median, 0);
+  ASSERT_TRUE(m.throughput.gbs.has_value());
+  EXPECT_NEAR(*m.throughput.gbs, 12000.0 / m.summary.median / 1e9, 1e-9 * *m.throughput.gbs + 1e-12);
+  EXPECT_TRUE(m.speedup_over("CPU 1 thread").has_value());
+  // The launches of one call are named in the notes.
+  bool launch_note = false;
+  for (const auto& n : m.notes) launch_note = launch_note || n.find("1 launch: vector_add") != std::string::npos;
+  EXPECT_TRUE(launch_note);
+  ASSERT_FALSE(progress.empty());
+  EXPECT_NE(progress.front().find("compiling 02_vector_add"), std::string::npos);
+}
+
+TEST(Bench, AWrongKernelIsNotMeasured) {
+  auto toolchain = sim_toolchain();
+  if (!toolchain) GTEST_SKIP() << "this build has no simulator";
+  const Task& task = *find_task("02_vector_add");
+  auto options = quick_options();
+  options.cpu_baselines = false;
+  auto out = bench_exercise(task, *toolchain, fs::path(CUDALAB_SOURCE_DIR) / "tests/wrong/02_vector_add/ignores_b.cu",
+                            Peaks{}, options);
+  EXPECT_EQ(out.verdict, Verdict::wrong_output);
+  EXPECT_TRUE(out.measurements.empty());
+  EXPECT_NE(out.message.find("wrong output at n=1000"), std::string::npos) << out.message;
+}
+
+TEST(Bench, ComparesWithTheReferenceSolution) {
+  auto toolchain = sim_toolchain();
+  if (!toolchain) GTEST_SKIP() << "this build has no simulator";
+  const Task& task = *find_task("05_reduce");
+  auto options = quick_options();
+  options.cpu_baselines = false;
+  options.reference = fs::path(CUDALAB_SOURCE_DIR) / "solutions/05_reduce/kernel.cu";
+  auto out = bench_exercise(task, *toolchain, fs::path(CUDALAB_SOURCE_DIR) / "tests/wrong/05_reduce/cpu_sum.cu",
+                            Peaks{}, options);
+  // The host-computed sum is right but launches nothing: a requirement failure, not a measurement.
+  EXPECT_EQ(out.verdict, Verdict::requirement_unmet) << out.message;
+  out = bench_exercise(task, *toolchain, fs::path(CUDALAB_SOURCE_DIR) / "solutions/05_reduce/kernel.cu", Peaks{},
+                       options);
+  ASSERT_EQ(out.verdict, Verdict::passed) << out.message;
+  // The same file as the reference is not compared with itself...
+  EXPECT_FALSE(out.measurements.front().speedup_over("reference solution").has_value());
+  // ...another file is.
+  const fs::path copy = fs::temp_directory_path() / "cudalab-test-reduce-copy.cu";
+  fs::copy_file(options.reference, copy, fs::copy_options::overwrite_existing);
+  out = bench_exercise(task, *toolchain, copy, Peaks{}, options);
+  ASSERT_EQ(out.verdict, Verdict::passed) << out.message;
+  const auto speedup = out.measurements.front().speedup_over("reference solution");
+  ASSERT_TRUE(speedup.has_value());
+  EXPECT_GT(*speedup, 0);
+}
+
+}  // namespace
+}  // namespace cudalab
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

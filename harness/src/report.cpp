@@ -35,8 +35,6 @@ std::string display_path(const fs::path& p) {
 
 std::string checks_column(const ExerciseResult& r) {
   if (r.verdict == Verdict::compile_error) return "-";
-  std::size_t run = 0;
-  for (const auto& c : r.cases) run += c.verdict == Verdict::skipped ? 0 : 1;
   return fmt::format("{}/{}", r.passed_cases(), r.cases.size());
 }
 
@@ -87,7 +85,7 @@ void write_check_report(std::ostream& out, const std::vector<ExerciseResult>& re
     if (r.verdict == Verdict::not_implemented) {
       const CaseResult* f = r.first_failure();
       out << "  " << paint(style.color, verdict_style(r.verdict), "…") << ' ' << f->message << '\n'
-          << "    edit " << display_path(r.source) << " and replace the TODOs; see " << r.task->info().id
+          << "    edit " << display_path(r.source) << " and replace the TODOs; see exercises/" << r.task->info().id
           << "/README.md\n";
       continue;
     }

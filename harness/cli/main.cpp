@@ -136,7 +136,22 @@ struct BenchArgs {
   double noise = 0.005;
   bool no_cpu = false;
   bool no_reference = false;
+  bool ladder = false;
 };
+
+/// The speed ladder of an exercise: solutions/NAME/step*.cu in order, then the reference kernel.cu.
+std::vector<fs::path> ladder_steps(const Task& task) {
+  std::vector<fs::path> steps;
+  const fs::path dir = project_root() / "solutions" / task.info().id;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("step") && entry.path().extension() == ".cu") steps.push_back(entry.path());
+  }
+  std::ranges::sort(steps);
+  if (!steps.empty()) steps.push_back(dir / "kernel.cu");
+  return steps;
+}
 
 /// Exercises and their sources from the shared selection options of check and bench.
 std::vector<std::pair<const Task*, fs::path>> select_sources(const Selection& selection) {
@@ -176,7 +191,12 @@ int run_bench(const BenchArgs& args, const std::string& command_line) {
   if (static_cast<int>(args.json) + static_cast<int>(args.csv) + static_cast<int>(args.markdown) > 1) {
     throw UsageError("give one of --json, --csv, --markdown");
   }
-  const auto selected = select_sources(args.selection);
+  if (args.ladder && (!args.selection.file.empty() || args.selection.solution)) {
+    throw UsageError("--ladder measures the steps in solutions/NAME/; it takes no --file or --solution");
+  }
+  Selection selection = args.selection;
+  selection.solution = args.ladder;  // the ladder lives beside the reference solution
+  const auto selected = select_sources(selection);
   const ToolchainConfig config = toolchain_config();
   auto gpu = make_gpu_toolchain(config);
   std::string why;
@@ -213,9 +233,23 @@ int run_bench(const BenchArgs& args, const std::string& command_line) {
   std::vector<BenchOutcome> failures;
   for (const auto& [task, source] : selected) {
     options.reference = args.no_reference ? fs::path() : exercise_source(*task, true);
-    BenchOutcome outcome = bench_exercise(*task, *gpu, source, peaks, options, say);
-    for (auto& m : outcome.measurements) results.measurements.push_back(std::move(m));
-    if (outcome.verdict != Verdict::passed) failures.push_back(std::move(outcome));
+    std::vector<fs::path> sources{source};
+    if (args.ladder) {
+      sources = ladder_steps(*task);
+      if (sources.empty())
+        say(task->info().id + " has no speed ladder (no solutions/" + task->info().id + "/step*.cu)");
+    }
+    for (const auto& file : sources) {
+      BenchOptions step_options = options;
+      if (args.ladder) {
+        step_options.name = task->info().id + " " + (file.stem() == "kernel" ? "reference" : file.stem().string());
+        step_options.measure_unmet_requirements = true;
+        step_options.cpu_baselines = options.cpu_baselines && file == sources.back();
+      }
+      BenchOutcome outcome = bench_exercise(*task, *gpu, file, peaks, step_options, say);
+      for (auto& m : outcome.measurements) results.measurements.push_back(std::move(m));
+      if (outcome.verdict != Verdict::passed) failures.push_back(std::move(outcome));
+    }
   }
   const std::string clocks_after = clock_state();
   results.device.clocks = clocks_after.empty() ? "" : "before: " + clocks_before + "; after: " + clocks_after;
@@ -230,7 +264,8 @@ int run_bench(const BenchArgs& args, const std::string& command_line) {
     write_bench_table(std::cout, results);
   }
   for (const auto& f : failures) {
-    fmt::print(stderr, "cudalab: {} not measured: {} ({})\n", f.task->info().id, f.message, verdict_title(f.verdict));
+    fmt::print(stderr, "cudalab: {} ({}) not measured: {} ({})\n", f.task->info().id, f.source.filename().string(),
+               f.message, verdict_title(f.verdict));
     for (const auto& d : f.details) fmt::print(stderr, "    {}\n", d);
   }
   return failures.empty() ? exit_passed : exit_failed;
@@ -363,6 +398,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   bench->add_flag("--no-cpu", bench_args.no_cpu, "Skip the CPU baselines");
   bench->add_flag("--no-reference", bench_args.no_reference, "Skip the comparison with the reference solution");
+  bench->add_flag("--ladder", bench_args.ladder,
+                  "Measure the speed ladder: solutions/NAME/step*.cu in order, then the reference solution");
 
   try {
     app.parse(argc, argv);

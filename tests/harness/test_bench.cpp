@@ -77,6 +77,26 @@ TEST(Bench, AWrongKernelIsNotMeasured) {
   EXPECT_NE(out.message.find("wrong output at n=1000"), std::string::npos) << out.message;
 }
 
+TEST(Bench, LadderStepsThatBreakARuleAreMeasuredWithANote) {
+  auto toolchain = sim_toolchain();
+  if (!toolchain) GTEST_SKIP() << "this build has no simulator";
+  const Task& task = *find_task("03_matmul");
+  auto options = quick_options();
+  options.sizes = {16};
+  options.cpu_baselines = false;
+  const fs::path naive = fs::path(CUDALAB_SOURCE_DIR) / "tests/wrong/03_matmul/naive_no_shared.cu";
+  auto refused = bench_exercise(task, *toolchain, naive, Peaks{}, options);
+  EXPECT_EQ(refused.verdict, Verdict::requirement_unmet);
+  options.measure_unmet_requirements = true;
+  options.name = "03_matmul step1_naive";
+  auto out = bench_exercise(task, *toolchain, naive, Peaks{}, options);
+  ASSERT_EQ(out.verdict, Verdict::passed) << out.message;
+  const Measurement& m = out.measurements.front();
+  EXPECT_EQ(m.exercise, "03_matmul step1_naive");
+  ASSERT_FALSE(m.notes.empty());
+  EXPECT_NE(m.notes.front().find("requirement not met"), std::string::npos) << m.notes.front();
+}
+
 TEST(Bench, ComparesWithTheReferenceSolution) {
   auto toolchain = sim_toolchain();
   if (!toolchain) GTEST_SKIP() << "this build has no simulator";

@@ -45,6 +45,12 @@ TEST(Cli, UnknownBackendIsRejected) {
   EXPECT_NE(r.output.find("tpu"), std::string::npos) << r.output;
 }
 
+TEST(Cli, LadderTakesNoFile) {
+  auto r = cli({"bench", "3", "--ladder", "--file", CUDALAB_SOURCE_DIR "/solutions/03_matmul/kernel.cu"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--ladder"), std::string::npos) << r.output;
+}
+
 TEST(Cli, HelpExplainsExitCodes) {
   auto r = cli({"--help"});
   EXPECT_EQ(r.exit_code, 0);

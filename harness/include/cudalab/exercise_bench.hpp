@@ -46,7 +46,9 @@ struct BenchOptions {
   SamplingPolicy policy;
   SamplingPolicy cpu_policy;  ///< for the CPU baselines
   bool cpu_baselines = true;
-  std::filesystem::path reference;  ///< the reference solution to compare with; empty: none
+  std::filesystem::path reference;          ///< the reference solution to compare with; empty: none
+  std::string name;                         ///< the measurement's name in reports; empty: the exercise id
+  bool measure_unmet_requirements = false;  ///< ladder steps: time a right answer that breaks a rule, with a note
   std::chrono::milliseconds timeout{120'000};
 };
 

@@ -113,6 +113,60 @@ TEST_P(Exercise, SkeletonSaysNotImplemented) {
 
 INSTANTIATE_TEST_SUITE_P(All, Exercise, testing::ValuesIn(exercise_params()), exercise_param_name);
 
+// Speed-ladder steps (solutions/NN_name/step*.cu): every one computes the right answer at every
+// size. A step may break an exercise rule on purpose (the naive matmul uses no shared memory):
+// then only that rule may fail, after the outputs passed.
+struct LadderStep {
+  Backend backend;
+  std::string exercise;
+  fs::path file;
+};
+
+void PrintTo(const LadderStep& s, std::ostream* os) {
+  *os << backend_name(s.backend) << " " << s.file.filename().string();
+}
+
+std::vector<LadderStep> ladder_steps() {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& entry : fs::recursive_directory_iterator(source_dir / "solutions", ec)) {
+    if (entry.path().extension() == ".cu" && entry.path().filename().string().starts_with("step")) {
+      files.push_back(entry.path());
+    }
+  }
+  std::ranges::sort(files);
+  std::vector<LadderStep> out;
+  for (Backend b : {Backend::sim, Backend::gpu}) {
+    for (const auto& f : files) out.push_back({b, f.parent_path().filename().string(), f});
+  }
+  return out;
+}
+
+std::string ladder_step_name(const testing::TestParamInfo<LadderStep>& info) {
+  std::string name =
+      fmt::format("{}_{}_{}", backend_name(info.param.backend), info.param.exercise, info.param.file.stem().string());
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+class Ladder : public testing::TestWithParam<LadderStep> {};
+
+TEST_P(Ladder, StepComputesTheRightAnswerEverywhere) {
+  const auto& s = GetParam();
+  REQUIRE_BACKEND(s.backend, toolchain);
+  auto r = check_exercise(*find_task(s.exercise), *toolchain, s.file, test_options());
+  for (const auto& c : r.cases) {
+    const bool right = c.verdict == Verdict::passed ||
+                       (c.verdict == Verdict::requirement_unmet && c.message.rfind("right output", 0) == 0);
+    EXPECT_TRUE(right) << c.c.label() << ": " << c.message << "\n" << all_text(r);
+  }
+  EXPECT_GE(r.cases.size(), 10u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Steps, Ladder, testing::ValuesIn(ladder_steps()), ladder_step_name);
+
 struct WrongKernel {
   Backend backend;
   std::string exercise;

@@ -301,6 +301,7 @@ struct CheckArgs {
   bool verbose = false;
   std::string color = "auto";
   std::vector<std::int64_t> sizes;
+  std::string junit;
 };
 
 int run_check(const CheckArgs& args) {
@@ -342,6 +343,15 @@ int run_check(const CheckArgs& args) {
     style.verbose = args.verbose;
     write_check_report(std::cout, results, style);
   }
+  // Written after the report, so that a bad path loses nothing already computed.
+  if (!args.junit.empty()) {
+    std::ofstream junit(args.junit);
+    if (junit) write_check_junit(junit, results);
+    if (!junit) {
+      fmt::print(stderr, "cudalab: cannot write the JUnit report to {}\n", args.junit);
+      return exit_usage;
+    }
+  }
   for (const auto& r : results) {
     if (r.verdict != Verdict::passed) return exit_failed;
   }
@@ -375,6 +385,7 @@ int main(int argc, char** argv) {
   check->add_option("--timeout", check_args.timeout_s, "Seconds allowed per check before it counts as a hang")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  check->add_option("--junit", check_args.junit, "Also write the results as JUnit XML to this file (for CI)");
   check->add_option("--size", check_args.sizes, "Run only the checks whose first dimension (n or M) is one of these");
   check->add_flag("-v,--verbose", check_args.verbose, "Show every check, not only the failures");
   check->add_option("--color", check_args.color, "Colour: auto (on a terminal), always, never")

@@ -55,6 +55,84 @@ void write_case(std::ostream& out, const CaseResult& c, const ReportStyle& style
 
 }  // namespace
 
+namespace {
+
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        // XML 1.0 has no place for other control characters (compiler output may hold escapes).
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') {
+          out += '?';
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void write_check_junit(std::ostream& out, const std::vector<ExerciseResult>& results) {
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cudalab check\">\n";
+  for (const auto& r : results) {
+    const std::string suite = xml_escape(r.task->info().id);
+    if (r.verdict == Verdict::compile_error) {
+      out << fmt::format("  <testsuite name=\"{}\" tests=\"1\" failures=\"1\" skipped=\"0\">\n", suite)
+          << fmt::format("    <testcase classname=\"{}\" name=\"compile\">\n", suite)
+          << fmt::format("      <failure type=\"compile_error\" message=\"the file does not compile\">{}</failure>\n",
+                         xml_escape(r.compile.diagnostics))
+          << "    </testcase>\n  </testsuite>\n";
+      continue;
+    }
+    std::size_t failures = 0, skipped = 0;
+    for (const auto& c : r.cases) {
+      skipped += c.verdict == Verdict::skipped ? 1 : 0;
+      failures += (c.verdict != Verdict::passed && c.verdict != Verdict::skipped) ? 1 : 0;
+    }
+    out << fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n", suite, r.cases.size(),
+                       failures, skipped);
+    for (const auto& c : r.cases) {
+      out << fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.6f}\"", suite, xml_escape(c.c.label()),
+                         c.solve_ms / 1000.0);
+      if (c.verdict == Verdict::passed) {
+        out << "/>\n";
+        continue;
+      }
+      out << ">\n";
+      if (c.verdict == Verdict::skipped) {
+        out << fmt::format("      <skipped message=\"{}\"/>\n", xml_escape(c.message));
+      } else {
+        std::string body;
+        for (const auto& d : c.details) body += d + "\n";
+        for (const auto& h : c.hints) body += "hint: " + h + "\n";
+        out << fmt::format("      <failure type=\"{}\" message=\"{}\">{}</failure>\n", verdict_name(c.verdict),
+                           xml_escape(c.message), xml_escape(body));
+      }
+      out << "    </testcase>\n";
+    }
+    out << "  </testsuite>\n";
+  }
+  out << "</testsuites>\n";
+}
+
 bool want_color(int fd) {
   if (std::getenv("NO_COLOR") != nullptr || std::getenv("CI") != nullptr) return false;
   const char* term = std::getenv("TERM");

@@ -1,4 +1,7 @@
 // The CLI's usage and set-up errors: one clear line and exit code 2.
+#include <fstream>
+#include <iterator>
+
 #include <gtest/gtest.h>
 
 #include "cudalab/process.hpp"
@@ -7,6 +10,9 @@ namespace cudalab {
 namespace {
 
 ProcessResult cli(std::vector<std::string> args) {
+  // Compiled modules and `list`'s status go to the build folder, not the user's cache.
+  static const bool cache_set = [] { return setenv("CUDALAB_CACHE_DIR", CUDALAB_TEST_CACHE_DIR, 1) == 0; }();
+  (void)cache_set;
   ProcessOptions opts;
   opts.argv = {CUDALAB_CLI};
   opts.argv.insert(opts.argv.end(), args.begin(), args.end());
@@ -49,6 +55,30 @@ TEST(Cli, LadderTakesNoFile) {
   auto r = cli({"bench", "3", "--ladder", "--file", CUDALAB_SOURCE_DIR "/solutions/03_matmul/kernel.cu"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--ladder"), std::string::npos) << r.output;
+}
+
+TEST(Cli, JunitReportNamesEveryCheckAndItsFailure) {
+  const std::string path = testing::TempDir() + "cudalab-junit.xml";
+  auto r = cli({"check", "1", "--file", CUDALAB_SOURCE_DIR "/tests/wrong/01_increment/grid_too_small.cu", "--backend",
+                "sim", "--seed", "5", "--junit", path, "--color", "never"});
+  if (r.output.find("no CPU simulator") != std::string::npos) GTEST_SKIP() << "this build has no simulator";
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  std::ifstream in(path);
+  const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(xml.rfind("<?xml version=\"1.0\"", 0), 0u);
+  EXPECT_NE(xml.find("<testsuite name=\"01_increment\" tests=\"17\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<testcase classname=\"01_increment\" name=\"n=1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<failure type=\"wrong_output\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("does your grid cover all n elements?"), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("<<<"), std::string::npos) << "unescaped markup in " << xml;
+}
+
+TEST(Cli, UnwritableJunitPathKeepsTheReportAndExitsTwo) {
+  auto r = cli({"check", "1", "--solution", "--backend", "sim", "--size", "1", "--junit", "/no/such/dir/report.xml"});
+  if (r.output.find("no CPU simulator") != std::string::npos) GTEST_SKIP() << "this build has no simulator";
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("01_increment     passed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("cannot write the JUnit report to /no/such/dir/report.xml"), std::string::npos) << r.output;
 }
 
 TEST(Cli, HelpExplainsExitCodes) {

@@ -25,6 +25,10 @@ void write_check_report(std::ostream& out, const std::vector<ExerciseResult>& re
 nlohmann::json check_report_json(const std::vector<ExerciseResult>& results, const std::string& backend_line,
                                  std::uint64_t seed);
 
+/// The same results as JUnit XML for CI systems: one testsuite per exercise, one testcase per
+/// checked size (a compile error is one failing testcase), skipped cases marked skipped.
+void write_check_junit(std::ostream& out, const std::vector<ExerciseResult>& results);
+
 /// Whether to colour output written to `fd`: a terminal, NO_COLOR unset, not TERM=dumb, not CI.
 bool want_color(int fd);
 

@@ -17,11 +17,22 @@ fs::path env_path(const char* name) {
 }
 }  // namespace
 
+namespace {
+/// A cudalab project holds exercises/NN_name/kernel.cu (a build folder's exercises/ holds none).
+bool is_project(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir / "exercises", ec)) {
+    if (fs::is_regular_file(entry.path() / "kernel.cu", ec)) return true;
+  }
+  return false;
+}
+}  // namespace
+
 fs::path project_root() {
   if (auto root = env_path("CUDALAB_ROOT"); !root.empty()) return fs::absolute(root);
   std::error_code ec;
   for (fs::path dir = fs::current_path(ec); !ec && !dir.empty(); dir = dir.parent_path()) {
-    if (fs::is_directory(dir / "exercises")) return dir;
+    if (is_project(dir)) return dir;
     if (dir == dir.parent_path()) break;
   }
   return fs::path(CUDALAB_SOURCE_DIR);

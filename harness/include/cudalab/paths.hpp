@@ -6,7 +6,8 @@
 namespace cudalab {
 
 /// The project root: $CUDALAB_ROOT, else the nearest folder at or above the working directory
-/// that holds `exercises/`, else the source tree cudalab was built from.
+/// whose `exercises/` holds an exercise (NN_name/kernel.cu), else the source tree cudalab was
+/// built from.
 std::filesystem::path project_root();
 
 /// The folder holding the running `cudalab` executable and its runner programs.

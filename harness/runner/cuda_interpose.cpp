@@ -35,21 +35,6 @@ Fn real(const char* name) {
   return reinterpret_cast<Fn>(sym);
 }
 
-const char* copy_kind_name(cudaMemcpyKind kind) {
-  switch (kind) {
-    case cudaMemcpyHostToHost:
-      return "HostToHost";
-    case cudaMemcpyHostToDevice:
-      return "HostToDevice";
-    case cudaMemcpyDeviceToHost:
-      return "DeviceToHost";
-    case cudaMemcpyDeviceToDevice:
-      return "DeviceToDevice";
-    default:
-      return "Default";
-  }
-}
-
 void record_allocation(void* ptr, size_t bytes, bool host) {
   auto& r = run_records();
   if (r.recording && ptr != nullptr) {
@@ -71,8 +56,8 @@ void record_free(void* ptr) {
 void record_copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
   auto& r = run_records();
   if (r.recording) {
-    r.copies.push_back(
-        {copy_kind_name(kind), bytes, reinterpret_cast<std::uintptr_t>(dst), reinterpret_cast<std::uintptr_t>(src)});
+    r.copies.push_back({cudalab::runner::copy_kind_name(static_cast<int>(kind)), bytes,
+                        reinterpret_cast<std::uintptr_t>(dst), reinterpret_cast<std::uintptr_t>(src)});
   }
 }
 

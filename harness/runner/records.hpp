@@ -18,6 +18,13 @@ struct AllocationRecord {
   bool freed = false;
 };
 
+/// The name of a cudaMemcpyKind value (0 HostToHost … 3 DeviceToDevice, 4 Default), as the
+/// records spell it; both runtimes use the enum's documented numbering.
+inline const char* copy_kind_name(int kind) {
+  constexpr const char* names[] = {"HostToHost", "HostToDevice", "DeviceToHost", "DeviceToDevice"};
+  return kind >= 0 && kind < 4 ? names[kind] : "Default";
+}
+
 /// One copy: `kind` is "HostToDevice", "DeviceToHost", "DeviceToDevice", "HostToHost" or "Default".
 struct CopyRecord {
   std::string kind;

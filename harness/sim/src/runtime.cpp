@@ -84,21 +84,6 @@ const Allocation* find(State& s, const void* p, std::size_t bytes, std::uintptr_
 
 bool device_side(Space s) { return s != Space::pinned; }
 
-const char* kind_name(cudaMemcpyKind k) {
-  switch (k) {
-    case cudaMemcpyHostToHost:
-      return "HostToHost";
-    case cudaMemcpyHostToDevice:
-      return "HostToDevice";
-    case cudaMemcpyDeviceToHost:
-      return "DeviceToHost";
-    case cudaMemcpyDeviceToDevice:
-      return "DeviceToDevice";
-    default:
-      return "Default";
-  }
-}
-
 cudaError_t allocate(void** ptr, std::size_t size, Space space) {
   if (cudaError_t e = sticky_error()) return set_error(e);
   if (ptr == nullptr) return set_error(cudaErrorInvalidValue);
@@ -186,7 +171,8 @@ cudaError_t copy(void* dst, const void* src, std::size_t count, cudaMemcpyKind k
   std::memmove(dst, src, count);
   auto& rec = runner::run_records();
   if (rec.recording) {
-    rec.copies.push_back(runner::CopyRecord{kind_name(kind), count, reinterpret_cast<std::uintptr_t>(dst),
+    rec.copies.push_back(runner::CopyRecord{cudalab::runner::copy_kind_name(static_cast<int>(kind)), count,
+                                            reinterpret_cast<std::uintptr_t>(dst),
                                             reinterpret_cast<std::uintptr_t>(src)});
   }
   return cudaSuccess;

@@ -112,8 +112,7 @@ void add_position_hints(OutputComparison& cmp, const Buffer& actual, const std::
   }
 }
 
-void add_value_hints(OutputComparison& cmp, const Buffer& actual, const Expected& expected,
-                     const std::vector<bool>& wrong) {
+void add_value_hints(OutputComparison& cmp, const Buffer& actual, const Expected& expected) {
   const std::size_t n = cmp.count;
   const std::size_t written_wrong = cmp.wrong - cmp.untouched;
   if (cmp.nonfinite > 0) {
@@ -143,7 +142,6 @@ void add_value_hints(OutputComparison& cmp, const Buffer& actual, const Expected
           cmp.buffer, (lo + hi) / 2));
     }
   }
-  (void)wrong;
 }
 
 }  // namespace
@@ -263,7 +261,7 @@ OutputComparison compare_output(const Buffer& actual, const Expected& expected, 
   }
   if (cmp.wrong > 0) {
     add_position_hints(cmp, actual, wrong, before != nullptr, host_pointers);
-    add_value_hints(cmp, actual, expected, wrong);
+    add_value_hints(cmp, actual, expected);
   }
   return cmp;
 }

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace cudalab {
 
@@ -56,10 +57,12 @@ CompileResult cached_compile(const fs::path& cache_dir, const std::string& key,
   CompileResult result;
   const fs::path module = cache_dir / (key + ".so");
   std::error_code ec;
+  const fs::path log = cache_dir / (key + ".log");  // the compiler's warnings, shown again on a cache hit
   if (fs::is_regular_file(module, ec)) {
     result.ok = true;
     result.cached = true;
     result.module = module;
+    if (fs::is_regular_file(log, ec)) result.diagnostics = read_file(log);
     return result;
   }
   fs::create_directories(cache_dir, ec);
@@ -67,7 +70,9 @@ CompileResult cached_compile(const fs::path& cache_dir, const std::string& key,
     result.diagnostics = "cannot create the module cache " + cache_dir.string() + ": " + ec.message();
     return result;
   }
-  const fs::path tmp = cache_dir / (key + ".tmp." + std::to_string(getpid()) + ".so");
+  // Unique per process and thread, then an atomic rename: concurrent compiles of one source are safe.
+  const fs::path tmp = cache_dir / (key + ".tmp." + std::to_string(getpid()) + "." +
+                                    std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())) + ".so");
   ProcessResult p = compile(tmp, result.command);
   result.diagnostics = p.output;
   if (p.status == ProcessResult::Status::timed_out) {
@@ -79,6 +84,7 @@ CompileResult cached_compile(const fs::path& cache_dir, const std::string& key,
     fs::remove(tmp, ec);
     return result;
   }
+  std::ofstream(log, std::ios::binary) << p.output;
   fs::rename(tmp, module, ec);
   if (ec) {
     result.diagnostics += "cannot store the module in the cache: " + ec.message();

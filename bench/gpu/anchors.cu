@@ -1,6 +1,7 @@
 // Library anchors on the GPU: what the exercises' tasks cost when a library does them, timed the
-// way `cudalab bench` times solutions (CUDA events around the call, L2 flushed before each
-// iteration, the whole device synchronised before the event is read).
+// way `cudalab bench` times solutions (CUDA events around the call, the L2 flushed before each
+// iteration by the runner's own read-only flush, the whole device synchronised before the event
+// is read).
 //
 //   cudalab-bench-gpu [--benchmark_format=json] [--benchmark_min_time=0.5]   (seconds, no unit: benchmark 1.7)
 //
@@ -23,10 +24,11 @@
 #include <cstdlib>
 #include <vector>
 
+#include "bench_support.hpp"  // harness/runner: the L2 flush `cudalab bench` uses
+
 namespace {
 
 constexpr int N = 1 << 26;         // the exercises' large 1D size
-constexpr int MATMUL_SIZE = 2048;  // the matmul exercise's large size
 
 void check(cudaError_t err, const char* what) {
   if (err != cudaSuccess) {
@@ -35,14 +37,12 @@ void check(cudaError_t err, const char* what) {
   }
 }
 
-/// Device buffers, the L2 flush buffer and the events shared by all benchmarks.
+/// Device buffers and the events shared by all benchmarks.
 struct Device {
   float* a = nullptr;
   float* b = nullptr;
   float* c = nullptr;
   float* sum = nullptr;
-  void* flush = nullptr;
-  size_t flush_bytes = 0;
   cudaEvent_t start, stop;
 
   Device() {
@@ -54,10 +54,6 @@ struct Device {
     for (int i = 0; i < N; ++i) h[i] = 0.5f + static_cast<float>(i % 1000) * 1e-3f;
     check(cudaMemcpy(a, h.data(), N * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy");
     check(cudaMemcpy(b, h.data(), N * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy");
-    int l2 = 0;
-    check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0), "L2 size");
-    flush_bytes = 2 * static_cast<size_t>(l2);
-    check(cudaMalloc(&flush, flush_bytes), "cudaMalloc");
     check(cudaEventCreate(&start), "event");
     check(cudaEventCreate(&stop), "event");
   }
@@ -72,11 +68,11 @@ Device& device() {
 template <typename Fn>
 void time_with_events(benchmark::State& state, Fn&& fn) {
   Device& d = device();
+  static cudalab::runner::L2Flush flush_l2;
   fn();  // warm-up: library initialisation, module loading
   check(cudaDeviceSynchronize(), "warm-up");
   for (auto _ : state) {
-    check(cudaMemsetAsync(d.flush, 0, d.flush_bytes), "L2 flush");
-    check(cudaDeviceSynchronize(), "L2 flush");
+    flush_l2();
     check(cudaEventRecord(d.start), "event");
     fn();
     check(cudaEventRecord(d.stop), "event");
@@ -121,21 +117,32 @@ void BM_ThrustVectorAdd(benchmark::State& state) {
   state.SetLabel("thrust::transform a + b (anchor for 02)");
 }
 
-void BM_CublasSgemm(benchmark::State& state) {
+/// cuBLAS SGEMM of n×n×n (n = the benchmark's argument) on the first n² floats of a, b and c.
+/// `math`: CUBLAS_PEDANTIC_MATH (FP32 throughout, as the exercise) or CUBLAS_TF32_TENSOR_OP_MATH
+/// (the anchor of the tensor-core tier).
+void cublas_sgemm(benchmark::State& state, cublasMath_t math, const char* label) {
   Device& d = device();
   static cublasHandle_t handle = [] {
     cublasHandle_t h;
     cublasCreate(&h);
-    cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);  // FP32 throughout: no TF32, as the exercise
     return h;
   }();
-  const int n = MATMUL_SIZE;
+  cublasSetMathMode(handle, math);
+  const int n = static_cast<int>(state.range(0));
   const float one = 1.0f, zero = 0.0f;
   // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: swap the operands.
   time_with_events(state, [&] { cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, d.b, n, d.a, n, &zero, d.c, n); });
   state.counters["FLOP/s"] = benchmark::Counter(2.0 * n * n * n * state.iterations(), benchmark::Counter::kIsRate);
   state.SetBytesProcessed(state.iterations() * 3LL * n * n * sizeof(float));
-  state.SetLabel("cuBLAS SGEMM 2048^3, pedantic FP32 (anchor for 03)");
+  state.SetLabel(label);
+}
+
+void BM_CublasSgemm(benchmark::State& state) {
+  cublas_sgemm(state, CUBLAS_PEDANTIC_MATH, "cuBLAS SGEMM n^3, pedantic FP32 (anchor for 03)");
+}
+
+void BM_CublasSgemmTF32(benchmark::State& state) {
+  cublas_sgemm(state, CUBLAS_TF32_TENSOR_OP_MATH, "cuBLAS SGEMM n^3, TF32 tensor cores (anchor for the TF32 tier of 03)");
 }
 
 void BM_ThrustNormalize(benchmark::State& state) {
@@ -167,7 +174,10 @@ void BM_CubReduce(benchmark::State& state) {
 BENCHMARK(BM_CopyDeviceToDevice)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ThrustIncrement)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ThrustVectorAdd)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_CublasSgemm)->UseManualTime()->Unit(benchmark::kMicrosecond);
+// The matmul exercise's large size (2048) and the issue's two targets (1024, 4096); 4096² floats
+// fit in the 2^26 of each buffer.
+BENCHMARK(BM_CublasSgemm)->Arg(1024)->Arg(2048)->Arg(4096)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_CublasSgemmTF32)->Arg(1024)->Arg(2048)->Arg(4096)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ThrustNormalize)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CubReduce)->UseManualTime()->Unit(benchmark::kMicrosecond);
 

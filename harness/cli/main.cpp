@@ -137,6 +137,7 @@ struct BenchArgs {
   bool no_cpu = false;
   bool no_reference = false;
   bool ladder = false;
+  bool pageable = false;
 };
 
 /// The speed ladder of an exercise: solutions/NAME/step*.cu in order, then the reference kernel.cu.
@@ -222,6 +223,7 @@ int run_bench(const BenchArgs& args, const std::string& command_line) {
   options.cpu_policy.noise_target = 0.02;
   options.cpu_policy.time_cap_s = 5;
   options.cpu_baselines = !args.no_cpu;
+  options.page_locked_host = !args.pageable;
 
   BenchResults results;
   results.device = {device->name, nvidia_driver(),
@@ -395,8 +397,11 @@ int main(int argc, char** argv) {
   BenchArgs bench_args;
   auto* bench = app.add_subcommand("bench", "Time kernels on the GPU: median, throughput, percent of peak, speedups");
   add_selection_options(bench, bench_args.selection, "Measure");
-  bench->add_option("--size", bench_args.sizes,
-                    "First dimension (n or M) of the sizes to time; default: the large size");
+  bench
+      ->add_option("--size", bench_args.sizes,
+                   "Sizes to time: n, or for 03_matmul the M of a checked shape or any square size "
+                   "(4096: 4096×4096×4096); default: the large size")
+      ->check(CLI::PositiveNumber);
   bench->add_option("--seed", bench_args.seed, "Seed of the random inputs")->capture_default_str();
   bench->add_flag("--json", bench_args.json, "Print JSON (docs/bench-output.md)");
   bench->add_flag("--csv", bench_args.csv, "Print CSV");
@@ -409,6 +414,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   bench->add_flag("--no-cpu", bench_args.no_cpu, "Skip the CPU baselines");
   bench->add_flag("--no-reference", bench_args.no_reference, "Skip the comparison with the reference solution");
+  bench->add_flag("--pageable", bench_args.pageable,
+                  "Time host-pointer exercises with pageable host buffers (default: page-locked, whose copies "
+                  "are repeatable)");
   bench->add_flag("--ladder", bench_args.ladder,
                   "Measure the speed ladder: solutions/NAME/step*.cu in order, then the reference solution");
 

@@ -17,11 +17,14 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "bench_support.hpp"
 #include "cudalab/timing.hpp"
 #include "kernel_tracing.hpp"
 #include "protocol.hpp"
@@ -353,12 +356,22 @@ class Run {
     policy.time_cap_s = p.value("time_cap_s", policy.time_cap_s);
     policy.max_samples = p.value("max_samples", policy.max_samples);
 
-    // The L2 is flushed before every sample by writing a buffer twice its size.
-    int l2_bytes = 0;
-    (void)cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, 0);
-    const std::size_t flush_bytes = 2 * static_cast<std::size_t>(std::max(l2_bytes, 1 << 20));
-    void* flush = nullptr;
-    check_cuda(cudaMalloc(&flush, flush_bytes), "allocating the L2 flush buffer");
+    std::optional<cudalab::runner::L2Flush> l2_flush;
+    try {
+      l2_flush.emplace();
+    } catch (const std::runtime_error& e) {
+      throw Stop{error_result("runner_error", e.what())};
+    }
+    auto flush = [&] {
+      try {
+        (*l2_flush)();
+      } catch (const std::runtime_error& e) {
+        throw Stop{error_result("cuda_error", e.what())};
+      }
+    };
+    // Host-pointer exercises: page-locked buffers unless the parent asks for pageable ones.
+    const bool page_locked = !device_pointers_ && spec_.value("host_memory", "page-locked") == "page-locked" &&
+                             cudalab::runner::page_lock(base_, spec_.at("total_bytes").get<std::size_t>());
     cudaEvent_t start_event, stop_event;
     check_cuda(cudaEventCreate(&start_event), "creating events");
     check_cuda(cudaEventCreate(&stop_event), "creating events");
@@ -382,8 +395,7 @@ class Run {
       const std::size_t set = i % sets_.size();
       restore_inputs(set, host_pristine);
       (void)cudaCtxResetPersistingL2Cache();
-      check_cuda(cudaMemsetAsync(flush, static_cast<int>(i & 0xff), flush_bytes), "flushing the L2");
-      check_cuda(cudaDeviceSynchronize(), "flushing the L2");
+      flush();
       const bool warmup = sampler.warming_up();
       // Records are kept for the first measured call only: one solve's launches and copies.
       run_records().recording = !warmup && !recorded_one_call;
@@ -427,8 +439,7 @@ class Run {
       for (std::size_t i = 0; i < traced_calls; ++i) {
         const std::size_t set = i % sets_.size();
         restore_inputs(set, host_pristine);
-        check_cuda(cudaMemsetAsync(flush, static_cast<int>(i & 0xff), flush_bytes), "flushing the L2");
-        check_cuda(cudaDeviceSynchronize(), "flushing the L2");
+        flush();
         const std::size_t before = run_records().launches.size();
         cudalab::runner::start_kernel_tracing();
         guarded_solve(solve_, args[set]);
@@ -440,14 +451,16 @@ class Run {
     }
     // Every set's last result stays in place (download() brings it back): the parent re-checks
     // them all, so a kernel that is fast because it is wrong on some inputs is caught.
-    (void)cudaFree(flush);
+    if (page_locked) cudalab::runner::page_unlock(base_);
     const cudalab::Summary summary = sampler.summary();
-    return json{{"status", "ok"},
+    json result{{"status", "ok"},
                 {"samples_s", samples},
                 {"kernel_samples_s", kernel_samples},
                 {"stop", cudalab::stop_reason_name(summary.stop)},
                 {"minimums_met", summary.minimums_met},
                 {"wall_s", summary.wall_s}};
+    if (!device_pointers_) result["host_memory"] = page_locked ? "page-locked" : "pageable";
+    return result;
   }
 
   const json& spec_;

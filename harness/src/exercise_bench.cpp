@@ -29,6 +29,15 @@ json policy_json(const SamplingPolicy& p) {
               {"noise_target", p.noise_target}, {"time_cap_s", p.time_cap_s},   {"max_samples", p.max_samples}};
 }
 
+/// What the host buffers of a host-pointer exercise were while timed, as the runner reports it.
+std::string host_memory_note(const std::string& host_memory) {
+  if (host_memory == "page-locked") {
+    return "host buffers page-locked while timed (cudaHostRegister): copies at the bus's speed; --pageable to "
+           "time pageable memory";
+  }
+  return "host buffers pageable while timed: copy times vary with the host's memory traffic";
+}
+
 std::size_t set_bytes(const std::vector<Buffer>& buffers) {
   std::size_t total = 0;
   for (const auto& b : buffers) total += b.bytes.size();
@@ -164,6 +173,24 @@ std::string nvidia_driver() {
   return r.ok() ? first_line(r.output) : "";
 }
 
+std::vector<Case> cases_to_time(const Task& task, const std::vector<std::int64_t>& sizes) {
+  const std::vector<Case> all = task.cases(CaseOptions{});
+  const auto large = std::ranges::find_if(all, [](const Case& c) { return c.large; });
+  if (sizes.empty()) return large == all.end() ? std::vector<Case>{} : std::vector<Case>{*large};
+  std::vector<Case> out;
+  for (const std::int64_t size : sizes) {
+    const auto match = std::ranges::find_if(all, [&](const Case& c) { return c.dims.front().value == size; });
+    if (match != all.end()) {
+      out.push_back(*match);
+    } else if (large != all.end()) {
+      Case c = *large;
+      for (auto& d : c.dims) d.value = size;
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
 BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const fs::path& source, const Peaks& peaks,
                             const BenchOptions& options, const BenchProgress& progress) {
   auto say = [&](const std::string& what) {
@@ -189,12 +216,10 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
     if (!reference->ok) reference.reset();
   }
 
-  std::vector<Case> cases = task.cases(CaseOptions{});
-  std::erase_if(cases, [&](const Case& c) {
-    return options.sizes.empty() ? !c.large
-                                 : std::ranges::find(options.sizes, c.dims.front().value) == options.sizes.end();
-  });
-  const json extra{{"mode", "bench"}, {"policy", policy_json(options.policy)}};
+  const std::vector<Case> cases = cases_to_time(task, options.sizes);
+  const json extra{{"mode", "bench"},
+                   {"policy", policy_json(options.policy)},
+                   {"host_memory", options.page_locked_host ? "page-locked" : "pageable"}};
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
     // Rotating input sets, each with its own data, so that no sample reads inputs the previous
@@ -256,6 +281,10 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
     Measurement m = make_measurement(id, c, backend_name(toolchain.backend()), task.cost(c), summary, peaks, baselines);
     m.notes = std::move(notes);
     m.notes.push_back(describe_launches(reply.value("records", json::object())));
+    // The simulator's memory is the host's either way: the note is about the GPU's copy engines.
+    if (reply.contains("host_memory") && toolchain.backend() == Backend::gpu) {
+      m.notes.push_back(host_memory_note(reply.at("host_memory")));
+    }
     std::optional<Measurement> kernels_only;
     // The row above is what the caller waits for (copies included for host-pointer exercises,
     // launch gaps and host work in solve for all); the kernels alone are what a profiler reports.

@@ -123,6 +123,50 @@ TEST(Bench, ComparesWithTheReferenceSolution) {
   EXPECT_GT(*speedup, 0);
 }
 
+TEST(Bench, SizesSelectCheckedCasesOrSquareOnes) {
+  const Task& matmul = *find_task("03_matmul");
+  const auto large = cases_to_time(matmul, {});
+  ASSERT_EQ(large.size(), 1u);
+  EXPECT_TRUE(large.front().large);
+  EXPECT_EQ(large.front().label(), "M=2048 N=2048 K=2048");
+  // 255 is the M of a checked shape (255×257×129); 4096 is none, so it means 4096³.
+  const auto chosen = cases_to_time(matmul, {255, 4096});
+  ASSERT_EQ(chosen.size(), 2u);
+  EXPECT_EQ(chosen[0].label(), "M=255 N=257 K=129");
+  EXPECT_EQ(chosen[1].label(), "M=4096 N=4096 K=4096");
+  const auto reduce = cases_to_time(*find_task("05_reduce"), {12345});
+  ASSERT_EQ(reduce.size(), 1u);
+  EXPECT_EQ(reduce.front().label(), "n=12345");
+}
+
+// Host-pointer exercises are timed with page-locked host buffers on the GPU unless asked not to.
+TEST(Bench, HostBuffersArePageLockedOnTheGpuUnlessAskedNotTo) {
+  ToolchainConfig config;
+  config.cache_dir = fs::path(CUDALAB_BIN_DIR) / ".." / "test-module-cache";
+  config.runner_dir = CUDALAB_BIN_DIR;
+  auto gpu = make_gpu_toolchain(config);
+  std::string why;
+  if (!gpu->available(why)) GTEST_SKIP() << "no GPU: " << why;
+  const Task& task = *find_task("01_increment");
+  auto options = quick_options();
+  options.cpu_baselines = false;
+  auto note_of = [&](bool page_locked) {
+    options.page_locked_host = page_locked;
+    auto out =
+        bench_exercise(task, *gpu, fs::path(CUDALAB_SOURCE_DIR) / "solutions/01_increment/kernel.cu", Peaks{}, options);
+    EXPECT_EQ(out.verdict, Verdict::passed) << out.message;
+    std::string found;
+    for (const auto& m : out.measurements) {
+      for (const auto& n : m.notes) {
+        if (n.starts_with("host buffers")) found = n;
+      }
+    }
+    return found;
+  };
+  EXPECT_TRUE(note_of(true).starts_with("host buffers page-locked")) << note_of(true);
+  EXPECT_TRUE(note_of(false).starts_with("host buffers pageable")) << note_of(false);
+}
+
 }  // namespace
 }  // namespace cudalab
 

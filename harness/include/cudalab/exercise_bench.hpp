@@ -49,6 +49,9 @@ struct BenchOptions {
   std::filesystem::path reference;          ///< the reference solution to compare with; empty: none
   std::string name;                         ///< the measurement's name in reports; empty: the exercise id
   bool measure_unmet_requirements = false;  ///< ladder steps: time a right answer that breaks a rule, with a note
+  /// Host-pointer exercises: page-lock the host buffers while timing (copies at the bus's speed,
+  /// repeatable); false times them in pageable memory, as a plain `new[]` would be.
+  bool page_locked_host = true;
   std::chrono::milliseconds timeout{120'000};
 };
 
@@ -61,6 +64,11 @@ struct BenchOutcome {
   std::vector<std::string> details;
   std::vector<Measurement> measurements;
 };
+
+/// The cases `sizes` selects: the large case when empty; else, per size, the checked case whose
+/// first dimension (n or M) it is, or the large case with every dimension set to it (03_matmul:
+/// 4096 is 4096×4096×4096).
+std::vector<Case> cases_to_time(const Task& task, const std::vector<std::int64_t>& sizes);
 
 /// Called with a line saying what is being measured now.
 using BenchProgress = std::function<void(const std::string&)>;

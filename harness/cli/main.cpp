@@ -196,7 +196,7 @@ int run_bench(const BenchArgs& args, const std::string& command_line) {
     throw UsageError("--ladder measures the steps in solutions/NAME/; it takes no --file or --solution");
   }
   Selection selection = args.selection;
-  selection.solution = args.ladder;  // the ladder lives beside the reference solution
+  selection.solution = selection.solution || args.ladder;  // the ladder lives beside the reference solution
   const auto selected = select_sources(selection);
   const ToolchainConfig config = toolchain_config();
   auto gpu = make_gpu_toolchain(config);

@@ -57,6 +57,17 @@ TEST(Cli, LadderTakesNoFile) {
   EXPECT_NE(r.output.find("--ladder"), std::string::npos) << r.output;
 }
 
+// --solution measures solutions/NAME/kernel.cu, not the exercise's skeleton (which would fail
+// as "not implemented"). Needs a GPU: `cudalab bench` refuses to time the simulator.
+TEST(Cli, BenchOfTheSolutionMeasuresTheReferenceSolution) {
+  auto r = cli({"bench", "1", "--solution", "--no-cpu", "--no-reference", "--size", "100000", "--time-cap", "1",
+                "--csv"});
+  if (r.output.find("there is none here") != std::string::npos) GTEST_SKIP() << "no GPU: " << r.output;
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("not measured"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("01_increment,"), std::string::npos) << r.output;
+}
+
 TEST(Cli, JunitReportNamesEveryCheckAndItsFailure) {
   const std::string path = testing::TempDir() + "cudalab-junit.xml";
   auto r = cli({"check", "1", "--file", CUDALAB_SOURCE_DIR "/tests/wrong/01_increment/grid_too_small.cu", "--backend",

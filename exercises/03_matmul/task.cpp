@@ -26,6 +26,7 @@ class MatmulTask final : public Task {
     info_.summary = "C = A·B, tiled through shared memory";
     info_.pointers = PointerKind::device;
     info_.requires_shared_memory = true;  // the exercise is tiling through shared memory
+    info_.supports_tf32 = true;           // the tensor-core tier (solutions/03_matmul/tf32_*.cu)
     info_.signature.params = {
         {Param::Kind::buffer, "A", DType::f32, true},      {Param::Kind::buffer, "B", DType::f32, true},
         {Param::Kind::buffer, "C", DType::f32, false},     {Param::Kind::scalar_int, "M", DType::i32, false},
@@ -84,7 +85,11 @@ class MatmulTask final : public Task {
     e.buffer = 2;
     e.value.assign(static_cast<std::size_t>(M * N), 0.0);
     e.tolerance.assign(static_cast<std::size_t>(M * N), 0.0);
-    const double scale = 4.0 * kUnitRoundoff * std::sqrt(static_cast<double>(K));
+    // TF32 (tensor cores): each input may also be rounded to 10 mantissa bits, to nearest or
+    // toward zero (|δ| ≤ 2^-10), so each product is off by at most 2·2^-10 + 2^-20 of itself. That
+    // bound holds term by term, so it holds for the sum: allow 2^-9·1.01·Σ|A_ik·B_kj| on top.
+    const double input_rounding = c.precision == Precision::tf32 ? 1.01 * std::ldexp(1.0, -9) : 0.0;
+    const double scale = 4.0 * kUnitRoundoff * std::sqrt(static_cast<double>(K)) + input_rounding;
     // i-k-j order: the inner loop streams a row of B into a row of C (vectorises, cache
     // friendly); each thread owns whole rows, so no two threads write the same element.
 #pragma omp parallel for schedule(static)

@@ -117,6 +117,7 @@ struct Selection {
   bool all = false;
   std::string file;
   bool solution = false;
+  bool tf32 = false;
 };
 
 /// The selection options of a subcommand; `verb` is "Check" or "Measure".
@@ -125,7 +126,13 @@ void add_selection_options(CLI::App* app, Selection& s, const std::string& verb)
   app->add_flag("--all", s.all, verb + " every exercise");
   app->add_option("--file", s.file, verb + " this file instead of exercises/NAME/kernel.cu")->check(CLI::ExistingFile);
   app->add_flag("--solution", s.solution, verb + " the reference solution in solutions/NAME/kernel.cu");
+  app->add_flag("--tf32", s.tf32,
+                verb +
+                    " at TF32 precision: each product's inputs may be rounded to 10 mantissa bits, as tensor "
+                    "cores do (03_matmul's tensor-core tier; GPU only)");
 }
+
+Precision precision_of(const Selection& s) { return s.tf32 ? Precision::tf32 : Precision::fp32; }
 
 struct BenchArgs {
   Selection selection;
@@ -140,23 +147,37 @@ struct BenchArgs {
   bool pageable = false;
 };
 
-/// The speed ladder of an exercise: solutions/NAME/step*.cu in order, then the reference kernel.cu.
-std::vector<fs::path> ladder_steps(const Task& task) {
-  std::vector<fs::path> steps;
+/// One rung of a speed ladder and the precision it is checked at.
+struct LadderStep {
+  fs::path file;
+  Precision precision = Precision::fp32;
+};
+
+/// The speed ladder of an exercise: solutions/NAME/step*.cu in order, then the reference
+/// kernel.cu, then any tensor-core tier (tf32_*.cu, checked at TF32 precision).
+std::vector<LadderStep> ladder_steps(const Task& task) {
+  std::vector<fs::path> steps, tiers;
   const fs::path dir = project_root() / "solutions" / task.info().id;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.starts_with("step") && entry.path().extension() == ".cu") steps.push_back(entry.path());
+    if (entry.path().extension() != ".cu") continue;
+    if (name.starts_with("step")) steps.push_back(entry.path());
+    if (name.starts_with("tf32_") && task.info().supports_tf32) tiers.push_back(entry.path());
   }
+  if (steps.empty()) return {};
   std::ranges::sort(steps);
-  if (!steps.empty()) steps.push_back(dir / "kernel.cu");
-  return steps;
+  std::ranges::sort(tiers);
+  std::vector<LadderStep> out;
+  for (const auto& f : steps) out.push_back({f});
+  out.push_back({dir / "kernel.cu"});
+  for (const auto& f : tiers) out.push_back({f, Precision::tf32});
+  return out;
 }
 
 /// Exercises and their sources from the shared selection options of check and bench.
 std::vector<std::pair<const Task*, fs::path>> select_sources(const Selection& selection) {
-  const auto& [names, all, file, solution] = selection;
+  const auto& [names, all, file, solution, tf32] = selection;
   if (all && !names.empty()) throw UsageError("name exercises or give --all, not both");
   if (!all && names.empty()) throw UsageError("name an exercise (see `cudalab list`) or give --all");
   if (!file.empty() && (all || names.size() != 1)) throw UsageError("--file needs exactly one exercise");
@@ -169,6 +190,9 @@ std::vector<std::pair<const Task*, fs::path>> select_sources(const Selection& se
   }
   std::vector<std::pair<const Task*, fs::path>> out;
   for (const Task* t : tasks) {
+    if (tf32 && !t->info().supports_tf32) {
+      throw UsageError(t->info().id + " has no TF32 tier; --tf32 applies to 03_matmul");
+    }
     fs::path source = file.empty() ? exercise_source(*t, solution) : fs::absolute(file);
     if (!fs::is_regular_file(source)) {
       throw UsageError(fmt::format("{} not found{}", source.string(),
@@ -235,18 +259,19 @@ int run_bench(const BenchArgs& args, const std::string& command_line) {
   std::vector<BenchOutcome> failures;
   for (const auto& [task, source] : selected) {
     options.reference = args.no_reference ? fs::path() : exercise_source(*task, true);
-    std::vector<fs::path> sources{source};
+    std::vector<LadderStep> sources{{source, precision_of(args.selection)}};
     if (args.ladder) {
       sources = ladder_steps(*task);
       if (sources.empty())
         say(task->info().id + " has no speed ladder (no solutions/" + task->info().id + "/step*.cu)");
     }
-    for (const auto& file : sources) {
+    for (const auto& [file, precision] : sources) {
       BenchOptions step_options = options;
+      step_options.precision = precision;
       if (args.ladder) {
         step_options.name = task->info().id + " " + (file.stem() == "kernel" ? "reference" : file.stem().string());
         step_options.measure_unmet_requirements = true;
-        step_options.cpu_baselines = options.cpu_baselines && file == sources.back();
+        step_options.cpu_baselines = options.cpu_baselines && file.stem() == "kernel";
       }
       BenchOutcome outcome = bench_exercise(*task, *gpu, file, peaks, step_options, say);
       for (auto& m : outcome.measurements) results.measurements.push_back(std::move(m));
@@ -320,6 +345,7 @@ int run_check(const CheckArgs& args) {
   options.seed = args.seed_given ? args.seed : std::random_device{}();
   options.timeout = std::chrono::milliseconds(static_cast<long>(args.timeout_s * 1000));
   options.only_sizes = args.sizes;
+  options.precision = precision_of(args.selection);
 
   const bool tty = isatty(STDERR_FILENO) != 0;
   if (!args.json) {

@@ -216,7 +216,8 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
     if (!reference->ok) reference.reset();
   }
 
-  const std::vector<Case> cases = cases_to_time(task, options.sizes);
+  std::vector<Case> cases = cases_to_time(task, options.sizes);
+  for (Case& c : cases) c.precision = options.precision;
   const json extra{{"mode", "bench"},
                    {"policy", policy_json(options.policy)},
                    {"host_memory", options.page_locked_host ? "page-locked" : "pageable"}};

@@ -378,6 +378,7 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
     return result;
   }
   std::vector<Case> cases = task.cases(CaseOptions{.simulator = toolchain.backend() == Backend::sim});
+  for (Case& c : cases) c.precision = options.precision;
   if (!options.only_sizes.empty()) {
     std::erase_if(cases, [&](const Case& c) {
       return std::ranges::find(options.only_sizes, c.dims.front().value) == options.only_sizes.end();

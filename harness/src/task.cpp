@@ -111,6 +111,7 @@ std::string Case::label() const {
     if (!out.empty()) out += ' ';
     out += d.name + "=" + std::to_string(d.value);
   }
+  if (precision == Precision::tf32) out += " TF32";
   return out;
 }
 

@@ -60,12 +60,18 @@ TEST(Cli, LadderTakesNoFile) {
 // --solution measures solutions/NAME/kernel.cu, not the exercise's skeleton (which would fail
 // as "not implemented"). Needs a GPU: `cudalab bench` refuses to time the simulator.
 TEST(Cli, BenchOfTheSolutionMeasuresTheReferenceSolution) {
-  auto r = cli({"bench", "1", "--solution", "--no-cpu", "--no-reference", "--size", "100000", "--time-cap", "1",
-                "--csv"});
+  auto r =
+      cli({"bench", "1", "--solution", "--no-cpu", "--no-reference", "--size", "100000", "--time-cap", "1", "--csv"});
   if (r.output.find("there is none here") != std::string::npos) GTEST_SKIP() << "no GPU: " << r.output;
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.find("not measured"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("01_increment,"), std::string::npos) << r.output;
+}
+
+TEST(Cli, Tf32IsOnlyForExercisesWithATensorCoreTier) {
+  auto r = cli({"check", "5", "--solution", "--tf32"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("05_reduce has no TF32 tier"), std::string::npos) << r.output;
 }
 
 TEST(Cli, JunitReportNamesEveryCheckAndItsFailure) {

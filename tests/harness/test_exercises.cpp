@@ -167,6 +167,19 @@ TEST_P(Ladder, StepComputesTheRightAnswerEverywhere) {
 
 INSTANTIATE_TEST_SUITE_P(Steps, Ladder, testing::ValuesIn(ladder_steps()), ladder_step_name);
 
+// The tensor-core tier of 03_matmul (GPU only: the simulator has no tensor cores) passes every
+// check at TF32 precision.
+TEST(TensorCoreTier, Tf32MatmulPassesAtTf32PrecisionOnTheGpu) {
+  REQUIRE_BACKEND(Backend::gpu, toolchain);
+  CheckOptions options = test_options();
+  options.precision = Precision::tf32;
+  auto r = check_exercise(*find_task("03_matmul"), *toolchain, source_dir / "solutions/03_matmul/tf32_tensor_cores.cu",
+                          options);
+  EXPECT_EQ(r.passed_cases(), r.cases.size()) << all_text(r);
+  EXPECT_GE(r.cases.size(), 10u);
+  for (const auto& c : r.cases) EXPECT_EQ(c.c.precision, Precision::tf32);
+}
+
 struct WrongKernel {
   Backend backend;
   std::string exercise;

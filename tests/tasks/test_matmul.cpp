@@ -1,5 +1,8 @@
 // 03_matmul: the float64 reference against a naive long double product, its tolerance against
 // float32 products in several summation orders, and the transpose hint.
+#include <cstdint>
+#include <cstring>
+
 #include <gtest/gtest.h>
 
 #include "task_testing.hpp"
@@ -143,6 +146,44 @@ TEST(Matmul, MistakesFail) {
   while (std::abs(e.value[at]) < 1.0) ++at;
   one_off[at] *= 1.001f;
   EXPECT_EQ(task_testing::mismatches(e, one_off), 1u);
+}
+
+/// x rounded to TF32 (10 mantissa bits) toward zero, the coarser of the two roundings tensor cores see.
+float tf32_truncated(float x) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &x, sizeof bits);
+  bits &= ~std::uint32_t{0x1fff};
+  std::memcpy(&x, &bits, sizeof bits);
+  return x;
+}
+
+float dot_tf32(const std::vector<float>& a, const std::vector<float>& b) {
+  float s = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) s = std::fma(tf32_truncated(a[k]), tf32_truncated(b[k]), s);
+  return s;
+}
+
+// A tensor-core product (inputs cut to 10 mantissa bits) fails the FP32 contract and passes at
+// TF32 precision, whose tolerance adds 2^-9·1.01·Σ|A·B| and nothing else.
+TEST(Matmul, Tf32ProductsPassOnlyAtTf32Precision) {
+  Case c = task_testing::case_labelled(matmul(), "M=64 N=48 K=80");
+  const Dims d = dims(c);
+  const auto bufs = task_testing::buffers(matmul(), c);
+  const auto tf32 = float32_product(bufs, d, dot_tf32);
+  const Expected fp32_expected = matmul().reference(c, bufs).at(0);
+  EXPECT_GT(task_testing::mismatches(fp32_expected, tf32), d.M * d.N / 2);
+  c.precision = Precision::tf32;
+  EXPECT_EQ(c.label(), "M=64 N=48 K=80 TF32");
+  const Expected tf32_expected = matmul().reference(c, bufs).at(0);
+  EXPECT_EQ(task_testing::mismatches(tf32_expected, tf32), 0u);
+  for (std::size_t at = 0; at < tf32_expected.tolerance.size(); at += 97) {
+    const double magnitude = (fp32_expected.tolerance[at] - 0x1p-126) / (4.0 * 0x1p-24 * std::sqrt(80.0));
+    EXPECT_NEAR(tf32_expected.tolerance[at] - fp32_expected.tolerance[at], 1.01 * 0x1p-9 * magnitude, 1e-9 * magnitude);
+  }
+  // Still not a licence for wrong answers: one element 1% off fails.
+  auto one_off = tf32;
+  one_off[7] *= 1.01f;
+  EXPECT_EQ(task_testing::mismatches(tf32_expected, one_off), 1u);
 }
 
 TEST(Matmul, HintWhenCIsTransposed) {

@@ -52,6 +52,7 @@ struct BenchOptions {
   /// Host-pointer exercises: page-lock the host buffers while timing (copies at the bus's speed,
   /// repeatable); false times them in pageable memory, as a plain `new[]` would be.
   bool page_locked_host = true;
+  Precision precision = Precision::fp32;  ///< tf32 only for tasks that support it
   std::chrono::milliseconds timeout{120'000};
 };
 

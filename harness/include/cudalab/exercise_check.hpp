@@ -23,6 +23,7 @@ struct CheckOptions {
   std::chrono::milliseconds timeout{20'000};  ///< per case, context creation included
   std::size_t max_output_bytes = 1 << 20;     ///< stdout+stderr of one case
   std::vector<std::int64_t> only_sizes;       ///< empty: all cases; else cases whose first dim is listed
+  Precision precision = Precision::fp32;      ///< tf32 only for tasks that support it
 };
 
 /// One case's outcome.

@@ -49,14 +49,20 @@ struct Dim {
   std::int64_t value = 0;
 };
 
+/// The arithmetic a check allows for. fp32: the exercise's contract. tf32: the inputs of each
+/// product may be rounded to TF32 (10 mantissa bits), as tensor cores do; only for tasks whose
+/// TaskInfo says so (03_matmul's tensor-core tier).
+enum class Precision { fp32, tf32 };
+
 /// One check: the problem size the submission is run at.
 struct Case {
   std::vector<Dim> dims;
   bool large = false;  ///< the size meant to fill the device
+  Precision precision = Precision::fp32;
 
   /// Value of dimension `name`; throws std::out_of_range if the case has none.
   [[nodiscard]] std::int64_t dim(const std::string& name) const;
-  /// "n=257" or "M=33 N=17 K=65".
+  /// "n=257" or "M=33 N=17 K=65" ("M=33 N=17 K=65 TF32" when checked at TF32 precision).
   [[nodiscard]] std::string label() const;
 };
 
@@ -112,6 +118,7 @@ struct TaskInfo {
   PointerKind pointers = PointerKind::device;
   Signature signature;
   bool requires_shared_memory = false;  ///< some launch of `solve` must use shared memory
+  bool supports_tf32 = false;           ///< reference() knows the tolerance of Precision::tf32
 };
 
 /// Random source for input generation, seeded per run and per case so that `--seed` reproduces.

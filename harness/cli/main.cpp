@@ -444,7 +444,8 @@ int main(int argc, char** argv) {
                   "Time host-pointer exercises with pageable host buffers (default: page-locked, whose copies "
                   "are repeatable)");
   bench->add_flag("--ladder", bench_args.ladder,
-                  "Measure the speed ladder: solutions/NAME/step*.cu in order, then the reference solution");
+                  "Measure the speed ladder: solutions/NAME/step*.cu in order, then the reference solution, then "
+                  "any TF32 tensor-core tier (solutions/NAME/tf32_*.cu, at TF32 precision)");
 
   try {
     app.parse(argc, argv);

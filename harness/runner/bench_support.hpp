@@ -31,6 +31,10 @@ class L2Flush {
   int blocks_ = 0;
 };
 
+/// Whether host memory's kind changes copy times (the GPU: pageable copies are staged by the
+/// driver); the simulator's copies are memcpy either way, so its results carry no host-memory note.
+bool host_memory_matters();
+
 /// Page-locks [p, p + bytes) for the device's copy engines (cudaHostRegister), so that the copies
 /// a host-pointer exercise makes run at the bus's speed instead of through the driver's pageable
 /// staging, whose speed varies from process to process with the host's memory traffic. Returns

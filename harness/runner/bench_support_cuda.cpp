@@ -96,6 +96,8 @@ void L2Flush::operator()() {
   check(cudaDeviceSynchronize(), "flushing the L2");
 }
 
+bool host_memory_matters() { return true; }
+
 bool page_lock(void* p, std::size_t bytes) {
   if (bytes == 0) return false;
   if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) != cudaSuccess) {

@@ -7,6 +7,7 @@ L2Flush::L2Flush() = default;
 L2Flush::~L2Flush() = default;
 void L2Flush::operator()() {}
 
+bool host_memory_matters() { return false; }
 bool page_lock(void*, std::size_t) { return false; }
 void page_unlock(void*) {}
 

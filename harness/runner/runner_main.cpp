@@ -17,7 +17,6 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -217,46 +216,6 @@ json records_json(const std::vector<std::vector<Slot>>& sets, const std::byte* b
   return json{{"allocations", allocations}, {"copies", copies}, {"launches", launches}};
 }
 
-/// A private, page-locked copy of the shared buffers for timing host-pointer exercises. Private
-/// anonymous memory can use 2 MiB pages (the shared file cannot): the copy engines then walk 128
-/// page mappings per 256 MiB instead of 65536, and copy times stop depending on how the pages
-/// happened to land in physical memory. Created by copying from the shared buffers; copy_back()
-/// returns the contents.
-class HostStage {
- public:
-  HostStage(std::byte* shared, std::size_t bytes) : shared_(shared), bytes_(bytes) {
-    constexpr std::size_t huge_page = std::size_t{2} << 20;
-    mapped_ = std::max<std::size_t>((bytes + huge_page - 1) / huge_page * huge_page, huge_page);
-    void* p = mmap(nullptr, mapped_ + huge_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return;
-    mapping_ = p;
-    // Start at a 2 MiB boundary, so that every page of the stage can be a huge page.
-    const auto address = reinterpret_cast<std::uintptr_t>(p);
-    data_ = reinterpret_cast<std::byte*>((address + huge_page - 1) / huge_page * huge_page);
-    (void)madvise(data_, mapped_, MADV_HUGEPAGE);  // a hint: without THP the stage still works
-    std::memcpy(data_, shared_, bytes_);
-    page_locked_ = cudalab::runner::page_lock(data_, bytes_);
-  }
-  ~HostStage() {
-    if (page_locked_) cudalab::runner::page_unlock(data_);
-    if (mapping_ != nullptr) munmap(mapping_, mapped_ + (std::size_t{2} << 20));
-  }
-  HostStage(const HostStage&) = delete;
-  HostStage& operator=(const HostStage&) = delete;
-
-  [[nodiscard]] bool page_locked() const { return page_locked_; }
-  [[nodiscard]] std::byte* data() const { return data_; }
-  void copy_back() const { std::memcpy(shared_, data_, bytes_); }
-
- private:
-  std::byte* shared_;
-  std::size_t bytes_;
-  std::size_t mapped_ = 0;
-  void* mapping_ = nullptr;
-  std::byte* data_ = nullptr;
-  bool page_locked_ = false;
-};
-
 class Run {
  public:
   explicit Run(const json& spec) : spec_(spec) {}
@@ -274,7 +233,7 @@ class Run {
     if (device_pointers_) upload();
     (void)cudaGetLastError();  // the sticky state before the call is not the submission's
     json result = spec_.value("mode", "check") == "bench" ? bench() : check();
-    result["records"] = records_json(sets_, host_base_);
+    result["records"] = records_json(sets_, base_);
     result["launches_recorded"] = cudalab::runner::kernel_tracing_available();
     if (device_pointers_) download();
     return result;
@@ -287,7 +246,6 @@ class Run {
                    cudalab::protocol::buffers_fd, 0);
     if (p == MAP_FAILED) throw Stop{error_result("runner_error", "cannot map the buffers")};
     base_ = static_cast<std::byte*>(p);
-    host_base_ = base_;
     for (const auto& set : spec_.at("sets")) {
       std::vector<Slot> slots;
       for (const auto& b : set) slots.push_back({b.at("name"), b.at("offset"), b.at("bytes"), b.at("role")});
@@ -332,7 +290,7 @@ class Run {
     for (const auto& a : spec_.at("args")) {
       if (a.contains("buffer")) {
         const Slot& s = sets_.at(set).at(a.at("buffer").get<std::size_t>());
-        void* p = device_pointers_ ? s.device : static_cast<void*>(host_base_ + s.offset);
+        void* p = device_pointers_ ? s.device : static_cast<void*>(base_ + s.offset);
         args.emplace_back(true, reinterpret_cast<Arg>(p));
       } else {
         args.emplace_back(false, a.at("int").get<Arg>());
@@ -367,7 +325,7 @@ class Run {
     json result = failure.is_null() ? json{{"status", "ok"}} : failure;
     result["solve_ms"] = std::chrono::duration<double, std::milli>(stop - start).count();
     if (!failure.is_null()) {
-      result["records"] = records_json(sets_, host_base_);
+      result["records"] = records_json(sets_, base_);
       throw Stop{result};
     }
     return result;
@@ -382,7 +340,7 @@ class Run {
         if (s.pristine != nullptr)
           check_cuda(cudaMemcpy(s.device, s.pristine, s.bytes, cudaMemcpyDeviceToDevice), "restoring");
       } else {
-        std::memcpy(host_base_ + s.offset, host_pristine[set * sets_[set].size() + b].data(), s.bytes);
+        std::memcpy(base_ + s.offset, host_pristine[set * sets_[set].size() + b].data(), s.bytes);
       }
     }
   }
@@ -397,29 +355,18 @@ class Run {
     policy.time_cap_s = p.value("time_cap_s", policy.time_cap_s);
     policy.max_samples = p.value("max_samples", policy.max_samples);
 
-    std::optional<cudalab::runner::L2Flush> l2_flush;
-    try {
-      l2_flush.emplace();
-    } catch (const std::runtime_error& e) {
-      throw Stop{error_result("runner_error", e.what())};
-    }
+    cudalab::runner::L2Flush l2_flush;  // a set-up failure is a runner_error (main)
     auto flush = [&] {
       try {
-        (*l2_flush)();
-      } catch (const std::runtime_error& e) {
+        l2_flush();
+      } catch (const std::runtime_error& e) {  // a sticky error the submission left
         throw Stop{error_result("cuda_error", e.what())};
       }
     };
     // Host-pointer exercises: page-locked buffers unless the parent asks for pageable ones.
-    std::optional<HostStage> stage;
-    if (!device_pointers_ && spec_.value("host_memory", "page-locked") == "page-locked") {
-      stage.emplace(base_, spec_.at("total_bytes").get<std::size_t>());
-      if (stage->page_locked()) {
-        host_base_ = stage->data();
-      } else {
-        stage.reset();
-      }
-    }
+    const std::size_t total_bytes = spec_.at("total_bytes").get<std::size_t>();
+    const bool page_locked = !device_pointers_ && spec_.value("host_memory", "page-locked") == "page-locked" &&
+                             cudalab::runner::page_lock(base_, total_bytes);
     cudaEvent_t start_event, stop_event;
     check_cuda(cudaEventCreate(&start_event), "creating events");
     check_cuda(cudaEventCreate(&stop_event), "creating events");
@@ -499,9 +446,7 @@ class Run {
     }
     // Every set's last result stays in place (download() brings it back): the parent re-checks
     // them all, so a kernel that is fast because it is wrong on some inputs is caught.
-    // The results (and the inputs, checked unchanged) go back to the parent. host_base_ keeps the
-    // stage's address: the copy records name host buffers by it.
-    if (stage) stage->copy_back();
+    if (page_locked) cudalab::runner::page_unlock(base_);
     const cudalab::Summary summary = sampler.summary();
     json result{{"status", "ok"},
                 {"samples_s", samples},
@@ -509,13 +454,14 @@ class Run {
                 {"stop", cudalab::stop_reason_name(summary.stop)},
                 {"minimums_met", summary.minimums_met},
                 {"wall_s", summary.wall_s}};
-    if (!device_pointers_) result["host_memory"] = stage ? "page-locked" : "pageable";
+    if (!device_pointers_ && cudalab::runner::host_memory_matters()) {
+      result["host_memory"] = page_locked ? "page-locked" : "pageable";
+    }
     return result;
   }
 
   const json& spec_;
-  std::byte* base_ = nullptr;       ///< the shared buffers, as the parent laid them out
-  std::byte* host_base_ = nullptr;  ///< where host-pointer exercises' pointers point: base_, or a HostStage
+  std::byte* base_ = nullptr;  ///< the shared buffers, as the parent laid them out
   std::vector<std::vector<Slot>> sets_;
   void* solve_ = nullptr;
   bool device_pointers_ = false;

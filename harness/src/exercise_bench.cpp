@@ -282,10 +282,7 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
     Measurement m = make_measurement(id, c, backend_name(toolchain.backend()), task.cost(c), summary, peaks, baselines);
     m.notes = std::move(notes);
     m.notes.push_back(describe_launches(reply.value("records", json::object())));
-    // The simulator's memory is the host's either way: the note is about the GPU's copy engines.
-    if (reply.contains("host_memory") && toolchain.backend() == Backend::gpu) {
-      m.notes.push_back(host_memory_note(reply.at("host_memory")));
-    }
+    if (reply.contains("host_memory")) m.notes.push_back(host_memory_note(reply.at("host_memory")));
     std::optional<Measurement> kernels_only;
     // The row above is what the caller waits for (copies included for host-pointer exercises,
     // launch gaps and host work in solve for all); the kernels alone are what a profiler reports.

@@ -42,7 +42,7 @@ inline void fill_uniform_int(std::span<std::int32_t> out, std::int32_t lo, std::
   for (std::int32_t& v : out) v = static_cast<std::int32_t>(lo + static_cast<std::int64_t>(rng() % width));
 }
 
-/// Inputs are never all zeros (DESIGN.md): a zero vector hides a kernel that never reads its
+/// Inputs are never all zeros: a zero vector hides a kernel that never reads its
 /// input. Only a tiny case can draw all zeros, so a single fix-up is enough.
 template <typename T>
 void ensure_not_all_zero(std::span<T> values, T replacement) {

@@ -88,9 +88,12 @@ class ReduceTask final : public Task {
     if (actual.count() != 1 || x.size() != n) return std::nullopt;
     const double got = actual.value(0);
     if (std::isnan(got)) {
+      // The two ways a reduction picks up memory nobody wrote: the output it accumulates into,
+      // and shared-memory slots of threads that had no element.
       return std::string(
-          "the sum is NaN: *sum starts with garbage — set it to 0 (cudaMemset) before "
-          "accumulating");
+          "the sum is NaN, so something added memory that was never written: either *sum starts with "
+          "garbage (set it to 0 with cudaMemset before accumulating into it) or the tree reads "
+          "shared-memory slots that no thread wrote (threads past n must store 0 in theirs)");
     }
     if (!std::isfinite(got)) return std::nullopt;
 

@@ -2,22 +2,29 @@
 // Exit codes: 0 every check passed, 1 something failed, 2 usage or set-up error.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <random>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cudalab/backend.hpp"
 #include "cudalab/bench_report.hpp"
 #include "cudalab/exercise_bench.hpp"
 #include "cudalab/exercise_check.hpp"
+#include "cudalab/ladder.hpp"
 #include "cudalab/paths.hpp"
 #include "cudalab/registry.hpp"
 #include "cudalab/report.hpp"
+#include "cudalab/status_store.hpp"
 #include "cudalab/toolchain.hpp"
 
 namespace {
@@ -29,15 +36,58 @@ constexpr int exit_passed = 0;
 constexpr int exit_failed = 1;
 constexpr int exit_usage = 2;
 
-/// A set-up or usage problem: printed as one line, exit code 2.
+/// A usage problem: printed as one line, exit code 2 (as a SetupError is).
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Edits (insertions, deletions, substitutions, swaps of neighbours) that turn `a` into `b`,
+/// ignoring case.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  const auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1])) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+/// The candidate `typed` most likely misspells: {what it is compared with, what to suggest}.
+/// Close means a third of the candidate's letters or fewer changed (at least one).
+std::optional<std::string> did_you_mean(std::string_view typed,
+                                        const std::vector<std::pair<std::string, std::string>>& candidates) {
+  std::optional<std::string> best;
+  std::size_t best_distance = 0;
+  for (const auto& [compared, suggested] : candidates) {
+    const std::size_t d = edit_distance(typed, compared);
+    if (d > std::max<std::size_t>(1, compared.size() / 3)) continue;
+    if (!best || d < best_distance) {
+      best = suggested;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
 const Task& task_or_throw(const std::string& key) {
   const Task* task = find_task(key);
-  if (task == nullptr) throw UsageError(fmt::format("unknown exercise '{}'; {}", key, known_tasks_hint()));
-  return *task;
+  if (task != nullptr) return *task;
+  std::vector<std::pair<std::string, std::string>> names;
+  for (const auto& t : all_tasks()) {
+    names.emplace_back(t->info().id, t->info().id);
+    names.emplace_back(t->info().name, t->info().id);
+  }
+  const auto guess = did_you_mean(key, names);
+  throw UsageError(fmt::format("unknown exercise '{}'; {}{}", key,
+                               guess ? fmt::format("did you mean '{}'? ", *guess) : std::string(), known_tasks_hint()));
 }
 
 ToolchainConfig toolchain_config() {
@@ -45,66 +95,6 @@ ToolchainConfig toolchain_config() {
   config.cache_dir = cache_dir();
   config.runner_dir = program_dir();
   return config;
-}
-
-/// The toolchain for --backend, with the one line that says which was chosen and why.
-std::unique_ptr<Toolchain> choose_backend(const std::string& wanted, std::string& line) {
-  const ToolchainConfig config = toolchain_config();
-  std::string gpu_why;
-  std::unique_ptr<Toolchain> gpu;
-  if (wanted != "sim") {
-    gpu = make_gpu_toolchain(config);
-    if (gpu->available(gpu_why)) {
-      line = "backend: gpu (" + gpu->describe() + ")";
-      return gpu;
-    }
-    if (wanted == "gpu")
-      throw UsageError("--backend gpu: " + gpu_why + "; use --backend sim to run on the CPU simulator");
-  }
-#ifdef CUDALAB_HAVE_SIM
-  auto sim = make_sim_toolchain(config);
-  std::string sim_why;
-  if (!sim->available(sim_why)) throw UsageError("the CPU simulator cannot run here: " + sim_why);
-  line = "backend: sim (" + sim->describe() + ")";
-  if (wanted == "auto") line += "; no GPU: " + gpu_why;
-  return sim;
-#else
-  throw UsageError(wanted == "sim" ? std::string("this build of cudalab has no CPU simulator")
-                                   : "no GPU: " + gpu_why + ", and this build of cudalab has no CPU simulator");
-#endif
-}
-
-// The last verdict per source file, so that `list` can show where a student stands.
-fs::path status_file() { return cache_dir() / "status.json"; }
-
-nlohmann::json load_status() {
-  std::ifstream in(status_file());
-  if (!in) return nlohmann::json::object();
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const std::exception&) {
-    return nlohmann::json::object();  // a damaged status file only loses the `list` column
-  }
-}
-
-void save_status(const std::vector<ExerciseResult>& results) {
-  auto status = load_status();
-  const auto now =
-      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  for (const auto& r : results) {
-    status[fs::absolute(r.source).string()] = {{"verdict", verdict_name(r.verdict)},
-                                               {"title", verdict_title(r.verdict)},
-                                               {"backend", backend_name(r.backend)},
-                                               {"time", now}};
-  }
-  std::error_code ec;
-  fs::create_directories(status_file().parent_path(), ec);
-  const fs::path tmp = status_file().string() + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream out(tmp);
-    out << status.dump(2);
-  }
-  fs::rename(tmp, status_file(), ec);
 }
 
 fs::path exercise_source(const Task& task, bool solution) {
@@ -147,34 +137,6 @@ struct BenchArgs {
   bool pageable = false;
 };
 
-/// One rung of a speed ladder and the precision it is checked at.
-struct LadderStep {
-  fs::path file;
-  Precision precision = Precision::fp32;
-};
-
-/// The speed ladder of an exercise: solutions/NAME/step*.cu in order, then the reference
-/// kernel.cu, then any tensor-core tier (tf32_*.cu, checked at TF32 precision).
-std::vector<LadderStep> ladder_steps(const Task& task) {
-  std::vector<fs::path> steps, tiers;
-  const fs::path dir = project_root() / "solutions" / task.info().id;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (entry.path().extension() != ".cu") continue;
-    if (name.starts_with("step")) steps.push_back(entry.path());
-    if (name.starts_with("tf32_") && task.info().supports_tf32) tiers.push_back(entry.path());
-  }
-  if (steps.empty()) return {};
-  std::ranges::sort(steps);
-  std::ranges::sort(tiers);
-  std::vector<LadderStep> out;
-  for (const auto& f : steps) out.push_back({f});
-  out.push_back({dir / "kernel.cu"});
-  for (const auto& f : tiers) out.push_back({f, Precision::tf32});
-  return out;
-}
-
 /// Exercises and their sources from the shared selection options of check and bench.
 std::vector<std::pair<const Task*, fs::path>> select_sources(const Selection& selection) {
   const auto& [names, all, file, solution, tf32] = selection;
@@ -195,8 +157,13 @@ std::vector<std::pair<const Task*, fs::path>> select_sources(const Selection& se
     }
     fs::path source = file.empty() ? exercise_source(*t, solution) : fs::absolute(file);
     if (!fs::is_regular_file(source)) {
-      throw UsageError(fmt::format("{} not found{}", source.string(),
-                                   file.empty() ? " (is this a cudalab project? set CUDALAB_ROOT)" : ""));
+      if (!file.empty()) throw UsageError(source.string() + " not found");
+      // In a project, a missing kernel.cu was deleted, and git has it; elsewhere the root is wrong.
+      if (!fs::is_directory(project_root() / "exercises")) {
+        throw UsageError(fmt::format("{} not found (is this a cudalab project? set CUDALAB_ROOT)", source.string()));
+      }
+      const std::string shown = source.lexically_relative(project_root()).generic_string();
+      throw UsageError(fmt::format("{} is missing (`git checkout {}` restores it)", shown, shown));
     }
     out.emplace_back(t, source);
   }
@@ -226,11 +193,11 @@ int run_bench(const BenchArgs& args, const std::string& command_line) {
   auto gpu = make_gpu_toolchain(config);
   std::string why;
   if (!gpu->available(why)) {
-    throw UsageError("cudalab bench times kernels on a GPU, and there is none here (" + why +
+    throw SetupError("cudalab bench times kernels on a GPU, and there is none here (" + gpu_problem_in_words(why) +
                      "); `cudalab check` runs on the CPU simulator");
   }
   auto device = probe_gpu(gpu->runner(), why);
-  if (!device) throw UsageError("no GPU: " + why);
+  if (!device) throw SetupError("no GPU: " + why);
   auto say = [](const std::string& line) { fmt::print(stderr, "cudalab: {}…\n", line); };
   bool measured_now = false;
   say("reading the device's peak bandwidth");
@@ -261,7 +228,7 @@ int run_bench(const BenchArgs& args, const std::string& command_line) {
     options.reference = args.no_reference ? fs::path() : exercise_source(*task, true);
     std::vector<LadderStep> sources{{source, precision_of(args.selection)}};
     if (args.ladder) {
-      sources = ladder_steps(*task);
+      sources = ladder_steps(*task, project_root() / "solutions");
       if (sources.empty())
         say(task->info().id + " has no speed ladder (no solutions/" + task->info().id + "/step*.cu)");
     }
@@ -299,16 +266,14 @@ int run_bench(const BenchArgs& args, const std::string& command_line) {
 }
 
 int run_list() {
-  const auto status = load_status();
+  const StatusStore status = StatusStore::in_cache();
   fmt::print("{:<16} {:<26} {}\n", "exercise", "your kernel.cu", "what it practises");
   for (const auto& t : all_tasks()) {
     const fs::path source = exercise_source(*t, false);
     std::string state = "missing";
     if (fs::exists(source)) {
-      const auto key = fs::absolute(source).string();
-      state = status.contains(key)
-                  ? status[key].value("title", "checked") + " (" + status[key].value("backend", "") + ")"
-                  : "not checked yet";
+      const auto last = status.find(source);
+      state = last ? last->title + " (" + last->backend + ")" : "not checked yet";
     }
     fmt::print("{:<16} {:<26} {}\n", t->info().id, state, t->info().summary);
   }
@@ -339,17 +304,21 @@ int run_check(const CheckArgs& args) {
     sources.push_back(source);
   }
 
-  std::string backend_line;
-  auto toolchain = choose_backend(args.backend, backend_line);
+  const BackendChoice backend = choose_backend(parse_backend_request(args.backend), toolchain_config());
+  const std::string& backend_line = backend.line;
   CheckOptions options;
   options.seed = args.seed_given ? args.seed : std::random_device{}();
   options.timeout = std::chrono::milliseconds(static_cast<long>(args.timeout_s * 1000));
   options.only_sizes = args.sizes;
   options.precision = precision_of(args.selection);
+  // A --size that matches no check is a usage error: said before anything compiles or prints.
+  for (const Task* t : tasks) (void)select_cases(*t, backend.toolchain->backend(), options);
 
   const bool tty = isatty(STDERR_FILENO) != 0;
   if (!args.json) {
-    fmt::print("{}\nseed {} (repeat with --seed {})\n\n", backend_line, options.seed, options.seed);
+    fmt::print("{}\n", backend_line);
+    if (args.verbose && !backend.gpu_problem.empty()) fmt::print("gpu backend not used: {}\n", backend.gpu_problem);
+    fmt::print("seed {} (repeat with --seed {})\n\n", options.seed, options.seed);
     std::fflush(stdout);
   }
   std::vector<ExerciseResult> results;
@@ -358,10 +327,11 @@ int run_check(const CheckArgs& args) {
       if (tty) fmt::print(stderr, "\r\033[Kchecking {} [{}/{}] {}", t.info().id, k + 1, n, c.label());
     };
     if (tty) fmt::print(stderr, "\r\033[Kcompiling {}…", tasks[i]->info().id);
-    results.push_back(check_exercise(*tasks[i], *toolchain, sources[i], options, progress));
+    results.push_back(check_exercise(*tasks[i], *backend.toolchain, sources[i], options, progress));
   }
   if (tty) fmt::print(stderr, "\r\033[K");
-  save_status(results);
+  // Only complete runs: `--size 99999` checks nothing and must not mark a skeleton passed.
+  StatusStore::in_cache().record(results, options);
 
   if (args.json) {
     std::cout << check_report_json(results, backend_line, options.seed).dump(2) << '\n';
@@ -386,12 +356,45 @@ int run_check(const CheckArgs& args) {
   return exit_passed;
 }
 
+/// What is wrong with the subcommand of a command line, before CLI11 parses it.
+struct SubcommandProblem {
+  std::string message;
+  bool show_help = false;
+};
+
+/// A missing or unknown subcommand. The top level takes flags only (--help, --version), so the
+/// first argument without a dash names the subcommand.
+std::optional<SubcommandProblem> subcommand_problem(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::pair<std::string, std::string>> names;
+  std::string listed;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    names.emplace_back(sub->get_name(), sub->get_name());
+    listed += (listed.empty() ? "" : ", ") + sub->get_name();
+  }
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.starts_with("-")) {
+      if (arg == "-h" || arg == "--help" || arg == "--version") return std::nullopt;
+      continue;
+    }
+    for (const auto& [name, _] : names) {
+      if (arg == name) return std::nullopt;
+    }
+    const auto guess = did_you_mean(arg, names);
+    return SubcommandProblem{guess ? fmt::format("unknown command '{}'; did you mean '{}'?", arg, *guess)
+                                   : fmt::format("unknown command '{}'; the commands are {}", arg, listed),
+                             false};
+  }
+  return SubcommandProblem{fmt::format("pick a subcommand ({}); `cudalab list` is a good start", listed), true};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{
       "cudalab: learn CUDA by doing. Checks your kernels against CPU references on fresh random\n"
-      "inputs and explains what is wrong; runs on the GPU, or on a CPU simulator when there is none."};
+      "inputs and explains what is wrong; runs on the GPU, or on a CPU simulator when there is none.",
+      "cudalab"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("cudalab ") + CUDALAB_VERSION);
   app.footer(
@@ -447,6 +450,12 @@ int main(int argc, char** argv) {
                   "Measure the speed ladder: solutions/NAME/step*.cu in order, then the reference solution, then "
                   "any TF32 tensor-core tier (solutions/NAME/tf32_*.cu, at TF32 precision)");
 
+  // CLI11 would say "A subcommand is required" or "The following argument was not expected".
+  if (const auto problem = subcommand_problem(app, argc, argv)) {
+    if (problem->show_help) std::cout << app.help() << std::flush;
+    fmt::print(stderr, "cudalab: {}\n", problem->message);
+    return exit_usage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -460,6 +469,9 @@ int main(int argc, char** argv) {
     if (list->parsed()) return run_list();
     if (check->parsed()) return run_check(check_args);
   } catch (const UsageError& e) {
+    fmt::print(stderr, "cudalab: {}\n", e.what());
+    return exit_usage;
+  } catch (const SetupError& e) {
     fmt::print(stderr, "cudalab: {}\n", e.what());
     return exit_usage;
   } catch (const std::exception& e) {

@@ -1,8 +1,10 @@
 // Records what a submission does with the CUDA runtime while `solve` runs. The runner exports
 // these definitions (-rdynamic), so the dynamic linker binds the student module's references
-// to them ahead of libcudart; each forwards to the real entry point found with RTLD_NEXT.
-// Only the public allocation and copy API is wrapped: the API-level view of what the student
-// asked for, with host addresses. Kernel launches come from CUPTI (kernel_tracing_cupti.cpp).
+// to them ahead of libcudart; each forwards to the real entry point found with RTLD_NEXT and
+// tells the record keeper (records.hpp) what happened, or which call failed and why.
+// The wrapped set is the one the simulator records too: allocations (device, managed, pinned),
+// frees, copies (plain, async, 2D, to and from symbols) and memsets. Kernel launches come from
+// CUPTI (kernel_tracing_cupti.cpp).
 #include <dlfcn.h>
 
 #include <cuda_runtime_api.h>
@@ -12,18 +14,10 @@
 
 #include "records.hpp"
 
-namespace cudalab::runner {
-
-RunRecords& run_records() {
-  static RunRecords records;
-  return records;
-}
-
-}  // namespace cudalab::runner
-
 namespace {
 
-using cudalab::runner::run_records;
+namespace records = cudalab::runner;
+using cudalab::protocol::MemoryKind;
 
 template <typename Fn>
 Fn real(const char* name) {
@@ -35,30 +29,44 @@ Fn real(const char* name) {
   return reinterpret_cast<Fn>(sym);
 }
 
-void record_allocation(void* ptr, size_t bytes, bool host) {
-  auto& r = run_records();
-  if (r.recording && ptr != nullptr) {
-    r.allocations.push_back({reinterpret_cast<std::uintptr_t>(ptr), bytes, host, false});
+cudaError_t allocated(cudaError_t err, const char* api, MemoryKind kind, void** ptr, size_t bytes) {
+  if (err == cudaSuccess && ptr != nullptr) {
+    records::record_allocation(api, kind, *ptr, bytes);
+  } else if (err != cudaSuccess) {
+    records::record_failed_call({std::string(api) + "(&ptr, " + std::to_string(bytes) + " bytes)",
+                                 cudaGetErrorName(err),
+                                 err == cudaErrorMemoryAllocation ? "more memory than the device has free" : ""});
   }
+  return err;
 }
 
-void record_free(void* ptr) {
-  auto& r = run_records();
-  if (!r.recording || ptr == nullptr) return;
-  for (auto& a : r.allocations) {
-    if (a.address == reinterpret_cast<std::uintptr_t>(ptr) && !a.freed) {
-      a.freed = true;
-      return;
-    }
+cudaError_t freed(cudaError_t err, const char* api, void* ptr) {
+  if (err == cudaSuccess) {
+    records::record_free(ptr);
+  } else {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "(%p)", ptr);
+    records::record_failed_call({std::string(api) + buf, cudaGetErrorName(err),
+                                 "not a pointer that is still allocated: freed twice, or never allocated?"});
   }
+  return err;
 }
 
-void record_copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
-  auto& r = run_records();
-  if (r.recording) {
-    r.copies.push_back({cudalab::runner::copy_kind_name(static_cast<int>(kind)), bytes,
-                        reinterpret_cast<std::uintptr_t>(dst), reinterpret_cast<std::uintptr_t>(src)});
+cudaError_t copied(cudaError_t err, const char* api, void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+  if (err == cudaSuccess) {
+    records::record_copy(api, static_cast<int>(kind), dst, src, bytes);
+  } else {
+    records::record_failed_call(
+        records::explain_failed_copy(api, dst, src, bytes, static_cast<int>(kind), cudaGetErrorName(err)));
   }
+  return err;
+}
+
+cudaError_t set(cudaError_t err, const char* api, void* ptr, int value, size_t bytes) {
+  if (err != cudaSuccess) {
+    records::record_failed_call(records::explain_failed_memset(api, ptr, value, bytes, cudaGetErrorName(err)));
+  }
+  return err;
 }
 
 }  // namespace
@@ -67,45 +75,91 @@ extern "C" {
 
 cudaError_t CUDARTAPI cudaMalloc(void** ptr, size_t bytes) {
   static auto fn = real<cudaError_t (*)(void**, size_t)>("cudaMalloc");
-  cudaError_t err = fn(ptr, bytes);
-  if (err == cudaSuccess) record_allocation(*ptr, bytes, false);
-  return err;
+  return allocated(fn(ptr, bytes), "cudaMalloc", MemoryKind::device, ptr, bytes);
+}
+
+cudaError_t CUDARTAPI cudaMallocManaged(void** ptr, size_t bytes, unsigned int flags) {
+  static auto fn = real<cudaError_t (*)(void**, size_t, unsigned int)>("cudaMallocManaged");
+  return allocated(fn(ptr, bytes, flags), "cudaMallocManaged", MemoryKind::managed, ptr, bytes);
 }
 
 cudaError_t CUDARTAPI cudaMallocHost(void** ptr, size_t bytes) {
   static auto fn = real<cudaError_t (*)(void**, size_t)>("cudaMallocHost");
-  cudaError_t err = fn(ptr, bytes);
-  if (err == cudaSuccess) record_allocation(*ptr, bytes, true);
-  return err;
+  return allocated(fn(ptr, bytes), "cudaMallocHost", MemoryKind::pinned, ptr, bytes);
+}
+
+cudaError_t CUDARTAPI cudaHostAlloc(void** ptr, size_t bytes, unsigned int flags) {
+  static auto fn = real<cudaError_t (*)(void**, size_t, unsigned int)>("cudaHostAlloc");
+  return allocated(fn(ptr, bytes, flags), "cudaHostAlloc", MemoryKind::pinned, ptr, bytes);
 }
 
 cudaError_t CUDARTAPI cudaFree(void* ptr) {
   static auto fn = real<cudaError_t (*)(void*)>("cudaFree");
-  cudaError_t err = fn(ptr);
-  if (err == cudaSuccess) record_free(ptr);
-  return err;
+  return freed(fn(ptr), "cudaFree", ptr);
 }
 
 cudaError_t CUDARTAPI cudaFreeHost(void* ptr) {
   static auto fn = real<cudaError_t (*)(void*)>("cudaFreeHost");
-  cudaError_t err = fn(ptr);
-  if (err == cudaSuccess) record_free(ptr);
-  return err;
+  return freed(fn(ptr), "cudaFreeHost", ptr);
 }
 
 cudaError_t CUDARTAPI cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
   static auto fn = real<cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind)>("cudaMemcpy");
-  cudaError_t err = fn(dst, src, bytes, kind);
-  if (err == cudaSuccess) record_copy(dst, src, bytes, kind);
-  return err;
+  return copied(fn(dst, src, bytes, kind), "cudaMemcpy", dst, src, bytes, kind);
 }
 
 cudaError_t CUDARTAPI cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
                                       cudaStream_t stream) {
   static auto fn = real<cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t)>("cudaMemcpyAsync");
-  cudaError_t err = fn(dst, src, bytes, kind, stream);
-  if (err == cudaSuccess) record_copy(dst, src, bytes, kind);
+  return copied(fn(dst, src, bytes, kind, stream), "cudaMemcpyAsync", dst, src, bytes, kind);
+}
+
+cudaError_t CUDARTAPI cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                                   size_t height, cudaMemcpyKind kind) {
+  static auto fn =
+      real<cudaError_t (*)(void*, size_t, const void*, size_t, size_t, size_t, cudaMemcpyKind)>("cudaMemcpy2D");
+  return copied(fn(dst, dpitch, src, spitch, width, height, kind), "cudaMemcpy2D", dst, src, width * height, kind);
+}
+
+cudaError_t CUDARTAPI cudaMemcpyToSymbol(const void* symbol, const void* src, size_t bytes, size_t offset,
+                                         cudaMemcpyKind kind) {
+  static auto fn =
+      real<cudaError_t (*)(const void*, const void*, size_t, size_t, cudaMemcpyKind)>("cudaMemcpyToSymbol");
+  const cudaError_t err = fn(symbol, src, bytes, offset, kind);
+  if (err == cudaSuccess) records::record_copy("cudaMemcpyToSymbol", static_cast<int>(kind), symbol, src, bytes);
+  if (err != cudaSuccess) {
+    records::record_failed_call(
+        {"cudaMemcpyToSymbol(symbol, src, " + std::to_string(bytes) + " bytes, offset " + std::to_string(offset) + ")",
+         cudaGetErrorName(err),
+         "offset + bytes must fit in the symbol, and the symbol must be a __device__ or "
+         "__constant__ variable"});
+  }
   return err;
+}
+
+cudaError_t CUDARTAPI cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t bytes, size_t offset,
+                                           cudaMemcpyKind kind) {
+  static auto fn = real<cudaError_t (*)(void*, const void*, size_t, size_t, cudaMemcpyKind)>("cudaMemcpyFromSymbol");
+  const cudaError_t err = fn(dst, symbol, bytes, offset, kind);
+  if (err == cudaSuccess) records::record_copy("cudaMemcpyFromSymbol", static_cast<int>(kind), dst, symbol, bytes);
+  if (err != cudaSuccess) {
+    records::record_failed_call({"cudaMemcpyFromSymbol(dst, symbol, " + std::to_string(bytes) + " bytes, offset " +
+                                     std::to_string(offset) + ")",
+                                 cudaGetErrorName(err),
+                                 "offset + bytes must fit in the symbol, and the symbol must be a __device__ or "
+                                 "__constant__ variable"});
+  }
+  return err;
+}
+
+cudaError_t CUDARTAPI cudaMemset(void* ptr, int value, size_t bytes) {
+  static auto fn = real<cudaError_t (*)(void*, int, size_t)>("cudaMemset");
+  return set(fn(ptr, value, bytes), "cudaMemset", ptr, value, bytes);
+}
+
+cudaError_t CUDARTAPI cudaMemsetAsync(void* ptr, int value, size_t bytes, cudaStream_t stream) {
+  static auto fn = real<cudaError_t (*)(void*, int, size_t, cudaStream_t)>("cudaMemsetAsync");
+  return set(fn(ptr, value, bytes, stream), "cudaMemsetAsync", ptr, value, bytes);
 }
 
 }  // extern "C"

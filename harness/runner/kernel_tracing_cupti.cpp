@@ -1,7 +1,10 @@
+// Kernel launches from CUPTI's activity buffers. CUPTI may hand buffers over on its own thread:
+// launches go to the record keeper (which locks) and durations to an atomic sum.
 #include <cupti.h>
 
 #include <cxxabi.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -14,7 +17,7 @@ namespace cudalab::runner {
 namespace {
 
 constexpr std::size_t trace_buffer_bytes = 1 << 20;
-double traced_seconds = 0;
+std::atomic<double> traced_seconds{0};
 bool callbacks_registered = false;
 
 std::string demangle(const char* name) {
@@ -35,7 +38,7 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
   while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
     if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && record->kind != CUPTI_ACTIVITY_KIND_KERNEL) continue;
     const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-    LaunchRecord l;
+    protocol::Launch l;
     l.kernel = demangle(k->name);
     l.grid[0] = static_cast<unsigned>(k->gridX), l.grid[1] = static_cast<unsigned>(k->gridY),
     l.grid[2] = static_cast<unsigned>(k->gridZ);
@@ -44,8 +47,8 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
     l.static_shared_bytes = static_cast<std::size_t>(k->staticSharedMemory);
     l.dynamic_shared_bytes = static_cast<std::size_t>(k->dynamicSharedMemory);
     l.duration_s = static_cast<double>(k->end - k->start) * 1e-9;
-    traced_seconds += l.duration_s;
-    run_records().launches.push_back(std::move(l));
+    traced_seconds.fetch_add(l.duration_s);
+    record_launch(std::move(l));
   }
   std::free(buffer);
 }
@@ -62,15 +65,15 @@ void start_kernel_tracing() {
     }
     callbacks_registered = true;
   }
+  traced_seconds.store(0);  // the previous trace was flushed when it stopped
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 }
 
 double stop_kernel_tracing() {
   if (!callbacks_registered) return 0;
   cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  traced_seconds = 0;
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  return traced_seconds;
+  return traced_seconds.load();
 }
 
 }  // namespace cudalab::runner

@@ -1,56 +1,61 @@
-// What a submission did to the device while `solve` ran: allocations, copies and kernel launches.
-// The GPU runner fills these by interposing the CUDA runtime's entry points; the simulator fills
-// them from its own runtime. The runner turns them into the JSON result it hands to the parent.
+// The record keeper: what a submission does to the device while `solve` runs (allocations, copies,
+// launches, the first failing runtime call). One module, linked into both runtimes: the GPU runner
+// calls it from its interposed CUDA entry points and from CUPTI's thread, the simulator from its
+// runtime API and its executor's host threads; every append takes one lock. The runner turns a
+// snapshot into the protocol's Records for the parent.
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
+#include <optional>
 #include <string>
-#include <vector>
+
+#include "cudalab/protocol.hpp"
 
 namespace cudalab::runner {
 
-/// One device allocation made through cudaMalloc (or cudaMallocHost, with `host` set).
-struct AllocationRecord {
-  std::uintptr_t address = 0;
+/// Records are kept only between start_recording() and stop_recording(): the runner's own calls
+/// (uploading inputs, timing) are not the submission's.
+void start_recording();
+void stop_recording();
+[[nodiscard]] bool recording();
+
+/// An allocation succeeded. Live allocations are tracked whether or not recording is on, so that a
+/// failing copy can be explained even when it involves the runner's own buffers.
+void record_allocation(const char* api, protocol::MemoryKind kind, const void* address, std::size_t bytes);
+/// A free succeeded.
+void record_free(const void* address);
+/// A copy succeeded. `kind` is the cudaMemcpyKind value the caller passed.
+void record_copy(const char* api, int kind, const void* dst, const void* src, std::size_t bytes);
+/// A kernel ran (GPU: from CUPTI's buffers; simulator: after the launch).
+void record_launch(protocol::Launch launch);
+/// A runtime call failed; only the first one while recording is kept.
+void record_failed_call(protocol::FailedCall call);
+
+/// The records so far (copied under the lock); clears nothing.
+[[nodiscard]] protocol::Records snapshot_records();
+/// Forgets the records (not the live allocations); for tests that record several runs.
+void clear_records();
+/// How many launches are recorded; with truncate_launches, bench mode keeps one call's launches.
+[[nodiscard]] std::size_t launch_count();
+void truncate_launches(std::size_t count);
+
+/// A live allocation containing an address.
+struct LiveAllocation {
+  const void* base = nullptr;
   std::size_t bytes = 0;
-  bool host = false;  ///< pinned host memory
-  bool freed = false;
+  protocol::MemoryKind kind = protocol::MemoryKind::device;
 };
 
-/// The name of a cudaMemcpyKind value (0 HostToHost … 3 DeviceToDevice, 4 Default), as the
-/// records spell it; both runtimes use the enum's documented numbering.
-inline const char* copy_kind_name(int kind) {
-  constexpr const char* names[] = {"HostToHost", "HostToDevice", "DeviceToHost", "DeviceToDevice"};
-  return kind >= 0 && kind < 4 ? names[kind] : "Default";
-}
+/// The live allocation holding `address` (one past its end counts as inside), or nothing.
+[[nodiscard]] std::optional<LiveAllocation> find_allocation(const void* address);
 
-/// One copy: `kind` is "HostToDevice", "DeviceToHost", "DeviceToDevice", "HostToHost" or "Default".
-struct CopyRecord {
-  std::string kind;
-  std::size_t bytes = 0;
-  std::uintptr_t dst = 0;
-  std::uintptr_t src = 0;
-};
-
-/// One kernel launch with its configuration.
-struct LaunchRecord {
-  std::string kernel;  ///< name where known, else empty
-  unsigned grid[3] = {1, 1, 1};
-  unsigned block[3] = {1, 1, 1};
-  std::size_t dynamic_shared_bytes = 0;
-  std::size_t static_shared_bytes = 0;
-  double duration_s = 0;  ///< on the device (GPU: CUPTI), 0 where unknown
-};
-
-struct RunRecords {
-  std::vector<AllocationRecord> allocations;
-  std::vector<CopyRecord> copies;
-  std::vector<LaunchRecord> launches;
-  bool recording = false;  ///< only calls made while `solve` runs are recorded
-};
-
-/// The process-wide records, defined by whichever runtime the runner is linked with.
-RunRecords& run_records();
+/// "cudaMemcpy(dst=host 0x7ffd…, src=device 0x7f12… (4000-byte allocation), 4000 bytes,
+/// cudaMemcpyHostToDevice)" and the usual cause of its failure ("dst is a host pointer and src a
+/// device pointer: the destination comes first"), from the live allocations.
+[[nodiscard]] protocol::FailedCall explain_failed_copy(const char* api, const void* dst, const void* src,
+                                                       std::size_t bytes, int kind, const char* error);
+/// The same for a failing memset.
+[[nodiscard]] protocol::FailedCall explain_failed_memset(const char* api, const void* ptr, int value, std::size_t bytes,
+                                                         const char* error);
 
 }  // namespace cudalab::runner

@@ -24,56 +24,59 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_support.hpp"
+#include "cudalab/protocol.hpp"
 #include "cudalab/timing.hpp"
 #include "kernel_tracing.hpp"
-#include "protocol.hpp"
 #include "records.hpp"
 
 namespace {
 
-using cudalab::runner::run_records;
+namespace protocol = cudalab::protocol;
+namespace records = cudalab::runner;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
+using protocol::Reply;
+using protocol::Status;
 
 /// One buffer of one input set: where it lives in the shared file and, for device-pointer
 /// exercises, on the device.
 struct Slot {
-  std::string name;
-  std::size_t offset = 0;
-  std::size_t bytes = 0;
-  std::string role;
+  protocol::BufferSlot where;
   void* device = nullptr;
   void* pristine = nullptr;  ///< device copy of an inout buffer's input, restored before each bench sample
 };
 
-/// Thrown to end the run with a result (an error status) instead of the normal one.
+/// Thrown to end the run with a reply (an error status) instead of the normal one.
 struct Stop {
-  json result;
+  Reply reply;
 };
 
-json error_result(const std::string& status, const std::string& message) {
-  return json{{"status", status}, {"message", message}};
+Reply error_reply(Status status, const std::string& message) {
+  Reply r;
+  r.status = status;
+  r.message = message;
+  return r;
 }
 
 void check_cuda(cudaError_t err, const std::string& during) {
   if (err != cudaSuccess) {
-    throw Stop{json{{"status", "cuda_error"},
-                    {"cuda_error", cudaGetErrorName(err)},
-                    {"message", std::string(cudaGetErrorString(err)) + " (" + during + ")"}}};
+    Reply r = error_reply(Status::cuda_error, std::string(cudaGetErrorString(err)) + " (" + during + ")");
+    r.cuda_error = cudaGetErrorName(err);
+    throw Stop{std::move(r)};
   }
 }
 
-void write_result(const json& result) {
-  const std::string text = result.dump();
+void write_reply(const Reply& reply) {
+  const std::string text = protocol::dump_reply(reply);
   const char* p = text.data();
   std::size_t left = text.size();
   while (left > 0) {
-    const ssize_t n = write(cudalab::protocol::result_fd, p, left);
+    const ssize_t n = write(protocol::reply_fd, p, left);
     if (n <= 0) break;
     p += n;
     left -= static_cast<std::size_t>(n);
   }
-  close(cudalab::protocol::result_fd);
+  close(protocol::reply_fd);
 }
 
 // Calls `fn` with arguments whose kinds are known only at run time. All contract parameters are
@@ -104,9 +107,9 @@ void guarded_solve(void* solve, const Args& args) {
   try {
     call_solve(solve, args);
   } catch (const std::exception& e) {
-    throw Stop{error_result("exception", e.what())};
+    throw Stop{error_reply(Status::exception, e.what())};
   } catch (...) {
-    throw Stop{error_result("exception", "solve threw something that is not a std::exception")};
+    throw Stop{error_reply(Status::exception, "solve threw something that is not a std::exception")};
   }
 }
 
@@ -183,93 +186,82 @@ int peak() {
   return 0;
 }
 
-json records_json(const std::vector<std::vector<Slot>>& sets, const std::byte* base) {
-  const auto& r = run_records();
-  json allocations = json::array();
-  for (const auto& a : r.allocations) {
-    allocations.push_back({{"bytes", a.bytes}, {"host", a.host}, {"freed", a.freed}});
-  }
-  // Name the host buffer of each copy, so that the parent can say "b was copied back".
+/// The records so far, with the parent's name for the host end of each copy, so that the parent
+/// can say "b was copied back".
+protocol::Records named_records(const std::vector<std::vector<Slot>>& sets, const std::byte* base) {
+  protocol::Records r = records::snapshot_records();
+  // Any input set: bench mode records the first measured call, whichever set it ran on.
   auto host_buffer = [&](std::uintptr_t address) -> std::string {
-    for (const auto& s : sets.front()) {
-      const auto begin = reinterpret_cast<std::uintptr_t>(base + s.offset);
-      if (address >= begin && address < begin + std::max<std::size_t>(s.bytes, 1)) return s.name;
+    for (const auto& set : sets) {
+      for (const auto& s : set) {
+        const auto begin = reinterpret_cast<std::uintptr_t>(base + s.where.offset);
+        if (address >= begin && address < begin + std::max<std::size_t>(s.where.bytes, 1)) return s.where.name;
+      }
     }
     return "";
   };
-  json copies = json::array();
-  for (const auto& c : r.copies) {
-    copies.push_back({{"kind", c.kind},
-                      {"bytes", c.bytes},
-                      {"to_host_buffer", host_buffer(c.dst)},
-                      {"from_host_buffer", host_buffer(c.src)}});
+  for (auto& c : r.copies) {
+    c.to_host_buffer = host_buffer(c.dst);
+    c.from_host_buffer = host_buffer(c.src);
   }
-  json launches = json::array();
-  for (const auto& l : r.launches) {
-    launches.push_back({{"kernel", l.kernel},
-                        {"grid", {l.grid[0], l.grid[1], l.grid[2]}},
-                        {"block", {l.block[0], l.block[1], l.block[2]}},
-                        {"dynamic_shared_bytes", l.dynamic_shared_bytes},
-                        {"static_shared_bytes", l.static_shared_bytes},
-                        {"duration_s", l.duration_s}});
-  }
-  return json{{"allocations", allocations}, {"copies", copies}, {"launches", launches}};
+  return r;
 }
 
 class Run {
  public:
-  explicit Run(const json& spec) : spec_(spec) {}
+  explicit Run(protocol::Spec spec) : spec_(std::move(spec)) {}
 
-  json execute() {
+  Reply execute() {
     map_buffers();
     load_module();
     // Create the context now, so that its cost and its failures are not blamed on `solve`.
     int devices = 0;
     if (cudaError_t err = cudaGetDeviceCount(&devices); err != cudaSuccess || devices == 0) {
-      throw Stop{error_result("no_device", err == cudaSuccess ? "no CUDA device is visible" : cudaGetErrorString(err))};
+      throw Stop{
+          error_reply(Status::no_device, err == cudaSuccess ? "no CUDA device is visible" : cudaGetErrorString(err))};
     }
     check_cuda(cudaFree(nullptr), "creating the context");
-    device_pointers_ = spec_.at("pointers") == "device";
-    if (device_pointers_) upload();
+    if (spec_.device_pointers) upload();
     (void)cudaGetLastError();  // the sticky state before the call is not the submission's
-    json result = spec_.value("mode", "check") == "bench" ? bench() : check();
-    result["records"] = records_json(sets_, base_);
-    result["launches_recorded"] = cudalab::runner::kernel_tracing_available();
-    if (device_pointers_) download();
-    return result;
+    Reply reply = spec_.mode == protocol::Mode::bench ? bench() : check();
+    reply.records = named_records(sets_, base_);
+    reply.launches_recorded = cudalab::runner::kernel_tracing_available();
+    if (spec_.device_pointers) download();
+    return reply;
   }
 
  private:
   void map_buffers() {
-    const std::size_t total = spec_.at("total_bytes").get<std::size_t>();
-    void* p = mmap(nullptr, std::max<std::size_t>(total, 1), PROT_READ | PROT_WRITE, MAP_SHARED,
-                   cudalab::protocol::buffers_fd, 0);
-    if (p == MAP_FAILED) throw Stop{error_result("runner_error", "cannot map the buffers")};
+    void* p = mmap(nullptr, std::max<std::size_t>(spec_.total_bytes, 1), PROT_READ | PROT_WRITE, MAP_SHARED,
+                   protocol::buffers_fd, 0);
+    if (p == MAP_FAILED) throw Stop{error_reply(Status::runner_error, "cannot map the buffers")};
     base_ = static_cast<std::byte*>(p);
-    for (const auto& set : spec_.at("sets")) {
+    for (const auto& set : spec_.sets) {
       std::vector<Slot> slots;
-      for (const auto& b : set) slots.push_back({b.at("name"), b.at("offset"), b.at("bytes"), b.at("role")});
+      for (const auto& b : set) slots.push_back({b});
       sets_.push_back(std::move(slots));
     }
   }
 
   void load_module() {
-    void* module = dlopen(spec_.at("module").get<std::string>().c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (module == nullptr) throw Stop{error_result("load_error", dlerror())};
-    const auto symbol = spec_.at("symbol").get<std::string>();
-    solve_ = dlsym(module, symbol.c_str());
-    if (solve_ == nullptr) throw Stop{error_result("missing_symbol", "no function " + symbol + " in the module")};
+    void* module = dlopen(spec_.module.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (module == nullptr) throw Stop{error_reply(Status::load_error, dlerror())};
+    solve_ = dlsym(module, spec_.symbol.c_str());
+    if (solve_ == nullptr) {
+      throw Stop{error_reply(Status::missing_symbol, "no function " + spec_.symbol + " in the module")};
+    }
   }
 
   void upload() {
     for (auto& set : sets_) {
       for (auto& s : set) {
-        check_cuda(cudaMalloc(&s.device, std::max<std::size_t>(s.bytes, 1)), "allocating " + s.name);
-        check_cuda(cudaMemcpy(s.device, base_ + s.offset, s.bytes, cudaMemcpyHostToDevice),
-                   "copying " + s.name + " to the device");
-        if (s.role == "inout" && sets_.size() > 1) {
-          check_cuda(cudaMalloc(&s.pristine, std::max<std::size_t>(s.bytes, 1)), "allocating " + s.name);
-          check_cuda(cudaMemcpy(s.pristine, s.device, s.bytes, cudaMemcpyDeviceToDevice), "copying " + s.name);
+        const std::string& name = s.where.name;
+        check_cuda(cudaMalloc(&s.device, std::max<std::size_t>(s.where.bytes, 1)), "allocating " + name);
+        check_cuda(cudaMemcpy(s.device, base_ + s.where.offset, s.where.bytes, cudaMemcpyHostToDevice),
+                   "copying " + name + " to the device");
+        if (s.where.role == protocol::BufferRole::inout && sets_.size() > 1) {
+          check_cuda(cudaMalloc(&s.pristine, std::max<std::size_t>(s.where.bytes, 1)), "allocating " + name);
+          check_cuda(cudaMemcpy(s.pristine, s.device, s.where.bytes, cudaMemcpyDeviceToDevice), "copying " + name);
         }
       }
     }
@@ -279,24 +271,24 @@ class Run {
   void download() {
     for (auto& set : sets_) {
       for (auto& s : set) {
-        check_cuda(cudaMemcpy(base_ + s.offset, s.device, s.bytes, cudaMemcpyDeviceToHost),
-                   "copying " + s.name + " back to the host");
+        check_cuda(cudaMemcpy(base_ + s.where.offset, s.device, s.where.bytes, cudaMemcpyDeviceToHost),
+                   "copying " + s.where.name + " back to the host");
       }
     }
   }
 
   Args args_for(std::size_t set) const {
     Args args;
-    for (const auto& a : spec_.at("args")) {
-      if (a.contains("buffer")) {
-        const Slot& s = sets_.at(set).at(a.at("buffer").get<std::size_t>());
-        void* p = device_pointers_ ? s.device : static_cast<void*>(base_ + s.offset);
+    for (const auto& a : spec_.args) {
+      if (a.buffer) {
+        const Slot& s = sets_.at(set).at(*a.buffer);
+        void* p = spec_.device_pointers ? s.device : static_cast<void*>(base_ + s.where.offset);
         args.emplace_back(true, reinterpret_cast<Arg>(p));
       } else {
-        args.emplace_back(false, a.at("int").get<Arg>());
+        args.emplace_back(false, static_cast<Arg>(a.value));
       }
     }
-    if (args.size() > max_args) throw Stop{error_result("runner_error", "too many parameters")};
+    if (args.size() > max_args) throw Stop{error_reply(Status::runner_error, "too many parameters")};
     return args;
   }
 
@@ -307,66 +299,64 @@ class Run {
     check_cuda(sync_err != cudaSuccess ? sync_err : last_err, "after solve returned: a launch or a kernel failed");
   }
 
-  json check() {
+  Reply check() {
     const Args args = args_for(0);
-    run_records().recording = true;
+    records::start_recording();
     cudalab::runner::start_kernel_tracing();
     const auto start = Clock::now();
-    json failure;
+    std::optional<Reply> failure;
     try {
       guarded_solve(solve_, args);
       check_after_solve();
     } catch (Stop& stop) {
-      failure = std::move(stop.result);
+      failure = std::move(stop.reply);
     }
     const auto stop = Clock::now();
     (void)cudalab::runner::stop_kernel_tracing();
-    run_records().recording = false;
-    json result = failure.is_null() ? json{{"status", "ok"}} : failure;
-    result["solve_ms"] = std::chrono::duration<double, std::milli>(stop - start).count();
-    if (!failure.is_null()) {
-      result["records"] = records_json(sets_, base_);
-      throw Stop{result};
+    records::stop_recording();
+    Reply reply;
+    if (failure) {
+      reply = std::move(*failure);
+    } else {
+      reply.status = Status::ok;
     }
-    return result;
+    reply.solve_ms = std::chrono::duration<double, std::milli>(stop - start).count();
+    if (failure) {
+      reply.records = named_records(sets_, base_);
+      reply.launches_recorded = cudalab::runner::kernel_tracing_available();
+      throw Stop{std::move(reply)};
+    }
+    return reply;
   }
 
   /// Restores in-place buffers of `set` to their input, outside the timed region.
   void restore_inputs(std::size_t set, const std::vector<std::vector<std::byte>>& host_pristine) {
     for (std::size_t b = 0; b < sets_[set].size(); ++b) {
       Slot& s = sets_[set][b];
-      if (s.role != "inout") continue;
-      if (device_pointers_) {
+      if (s.where.role != protocol::BufferRole::inout) continue;
+      if (spec_.device_pointers) {
         if (s.pristine != nullptr)
-          check_cuda(cudaMemcpy(s.device, s.pristine, s.bytes, cudaMemcpyDeviceToDevice), "restoring");
+          check_cuda(cudaMemcpy(s.device, s.pristine, s.where.bytes, cudaMemcpyDeviceToDevice), "restoring");
       } else {
-        std::memcpy(base_ + s.offset, host_pristine[set * sets_[set].size() + b].data(), s.bytes);
+        std::memcpy(base_ + s.where.offset, host_pristine[set * sets_[set].size() + b].data(), s.where.bytes);
       }
     }
   }
 
-  json bench() {
-    const json& p = spec_.at("policy");
-    cudalab::SamplingPolicy policy;
-    policy.warmup_runs = p.value("warmup_runs", policy.warmup_runs);
-    policy.min_samples = p.value("min_samples", policy.min_samples);
-    policy.min_time_s = p.value("min_time_s", policy.min_time_s);
-    policy.noise_target = p.value("noise_target", policy.noise_target);
-    policy.time_cap_s = p.value("time_cap_s", policy.time_cap_s);
-    policy.max_samples = p.value("max_samples", policy.max_samples);
-
+  Reply bench() {
+    const cudalab::SamplingPolicy& policy = spec_.policy;
     cudalab::runner::L2Flush l2_flush;  // a set-up failure is a runner_error (main)
     auto flush = [&] {
       try {
         l2_flush();
       } catch (const std::runtime_error& e) {  // a sticky error the submission left
-        throw Stop{error_result("cuda_error", e.what())};
+        throw Stop{error_reply(Status::cuda_error, e.what())};
       }
     };
+    const bool device_pointers = spec_.device_pointers;
     // Host-pointer exercises: page-locked buffers unless the parent asks for pageable ones.
-    const std::size_t total_bytes = spec_.at("total_bytes").get<std::size_t>();
-    const bool page_locked = !device_pointers_ && spec_.value("host_memory", "page-locked") == "page-locked" &&
-                             cudalab::runner::page_lock(base_, total_bytes);
+    const bool page_locked = !device_pointers && spec_.host_memory == protocol::HostMemory::page_locked &&
+                             cudalab::runner::page_lock(base_, spec_.total_bytes);
     cudaEvent_t start_event, stop_event;
     check_cuda(cudaEventCreate(&start_event), "creating events");
     check_cuda(cudaEventCreate(&stop_event), "creating events");
@@ -374,8 +364,9 @@ class Run {
     std::vector<std::vector<std::byte>> host_pristine;  // inputs of in-place host buffers, per set
     for (const auto& set : sets_) {
       for (const auto& s : set) {
-        host_pristine.emplace_back(s.role == "inout"
-                                       ? std::vector<std::byte>(base_ + s.offset, base_ + s.offset + s.bytes)
+        const std::byte* from = base_ + s.where.offset;
+        host_pristine.emplace_back(s.where.role == protocol::BufferRole::inout
+                                       ? std::vector<std::byte>(from, from + s.where.bytes)
                                        : std::vector<std::byte>());
       }
     }
@@ -383,8 +374,7 @@ class Run {
     for (std::size_t set = 0; set < sets_.size(); ++set) args.push_back(args_for(set));
 
     cudalab::Sampler sampler(policy);
-    json samples = json::array();
-    json kernel_samples = json::array();
+    Reply reply;
     bool recorded_one_call = false;
     for (std::size_t i = 0; sampler.want_more(); ++i) {
       const std::size_t set = i % sets_.size();
@@ -393,14 +383,15 @@ class Run {
       flush();
       const bool warmup = sampler.warming_up();
       // Records are kept for the first measured call only: one solve's launches and copies.
-      run_records().recording = !warmup && !recorded_one_call;
+      const bool keep_records = !warmup && !recorded_one_call;
+      if (keep_records) records::start_recording();
       // Tracing costs time at every launch: device-pointer exercises trace one call (for the
       // launch records) and time the others untraced; host-pointer exercises trace every call,
       // whose kernel time is reported beside the end-to-end time the copies dominate.
-      const bool traced = run_records().recording || !device_pointers_;
+      const bool traced = keep_records || !device_pointers;
       if (traced) cudalab::runner::start_kernel_tracing();
       double seconds = 0;
-      if (device_pointers_) {
+      if (device_pointers) {
         check_cuda(cudaEventRecord(start_event), "recording an event");
         guarded_solve(solve_, args[set]);
         check_cuda(cudaEventRecord(stop_event), "recording an event");
@@ -414,20 +405,20 @@ class Run {
         check_after_solve();
         seconds = std::chrono::duration<double>(Clock::now() - t0).count();
       }
-      const std::size_t before = run_records().launches.size();
       const double kernel_seconds = traced ? cudalab::runner::stop_kernel_tracing() : 0.0;
-      if (!run_records().recording) run_records().launches.resize(before);
-      recorded_one_call = recorded_one_call || run_records().recording;
-      run_records().recording = false;
+      if (keep_records) {
+        records::stop_recording();
+        recorded_one_call = true;
+      }
       if (!warmup) {
-        samples.push_back(seconds);
-        if (!device_pointers_) kernel_samples.push_back(kernel_seconds);
+        reply.samples_s.push_back(seconds);
+        if (!device_pointers) reply.kernel_samples_s.push_back(kernel_seconds);
       }
       sampler.add(seconds);
     }
     // Device-pointer exercises: the kernels' own time from a few traced calls apart from the
     // timed ones, as a profiler would report it (no launch gaps, no host work in solve).
-    if (device_pointers_ && !samples.empty()) {
+    if (device_pointers && !reply.samples_s.empty()) {
       constexpr std::size_t traced_calls = 20;
       const double budget_s = std::max(1.0, 0.2 * policy.time_cap_s);
       const auto phase_start = Clock::now();
@@ -435,12 +426,10 @@ class Run {
         const std::size_t set = i % sets_.size();
         restore_inputs(set, host_pristine);
         flush();
-        const std::size_t before = run_records().launches.size();
         cudalab::runner::start_kernel_tracing();
         guarded_solve(solve_, args[set]);
         check_after_solve();
-        kernel_samples.push_back(cudalab::runner::stop_kernel_tracing());
-        run_records().launches.resize(before);
+        reply.kernel_samples_s.push_back(cudalab::runner::stop_kernel_tracing());
         if (std::chrono::duration<double>(Clock::now() - phase_start).count() > budget_s) break;
       }
     }
@@ -448,23 +437,20 @@ class Run {
     // them all, so a kernel that is fast because it is wrong on some inputs is caught.
     if (page_locked) cudalab::runner::page_unlock(base_);
     const cudalab::Summary summary = sampler.summary();
-    json result{{"status", "ok"},
-                {"samples_s", samples},
-                {"kernel_samples_s", kernel_samples},
-                {"stop", cudalab::stop_reason_name(summary.stop)},
-                {"minimums_met", summary.minimums_met},
-                {"wall_s", summary.wall_s}};
-    if (!device_pointers_ && cudalab::runner::host_memory_matters()) {
-      result["host_memory"] = page_locked ? "page-locked" : "pageable";
+    reply.status = Status::ok;
+    reply.stop = summary.stop;
+    reply.minimums_met = summary.minimums_met;
+    reply.wall_s = summary.wall_s;
+    if (!device_pointers && cudalab::runner::host_memory_matters()) {
+      reply.host_memory = page_locked ? protocol::HostMemory::page_locked : protocol::HostMemory::pageable;
     }
-    return result;
+    return reply;
   }
 
-  const json& spec_;
+  protocol::Spec spec_;
   std::byte* base_ = nullptr;  ///< the shared buffers, as the parent laid them out
   std::vector<std::vector<Slot>> sets_;
   void* solve_ = nullptr;
-  bool device_pointers_ = false;
 };
 
 }  // namespace
@@ -478,18 +464,17 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 2;
   }
-  json result;
+  Reply reply;
   try {
-    const json spec = json::parse(argv[2]);
-    Run run(spec);
-    result = run.execute();
+    Run run(protocol::parse_spec(argv[2]));
+    reply = run.execute();
   } catch (Stop& stop) {
-    result = std::move(stop.result);
+    reply = std::move(stop.reply);
   } catch (const std::exception& e) {
-    result = error_result("runner_error", e.what());
+    reply = error_reply(Status::runner_error, e.what());
   }
   std::fflush(stdout);
   std::fflush(stderr);
-  write_result(result);
+  write_reply(reply);
   return 0;
 }

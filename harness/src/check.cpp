@@ -11,7 +11,10 @@ namespace cudalab {
 
 namespace {
 
-constexpr std::uint32_t poison_f32_bits = 0x7FC0DEADu;  // a quiet NaN with a payload
+// A signalling NaN with a payload: copies keep its bits, but any arithmetic on it (x86 and GPUs
+// alike) yields a quiet NaN, so an element that still holds exactly these bits was never written,
+// and `*sum += x` on a never-initialised poison reads as a written NaN, not as "never written".
+constexpr std::uint32_t poison_f32_bits = 0x7FA0DEADu;
 constexpr std::int32_t poison_i32 = 0x7EADBEEF;
 constexpr std::size_t max_listed_mismatches = 5;
 
@@ -293,9 +296,9 @@ std::vector<std::string> describe_mismatches(const OutputComparison& cmp, const 
 }
 
 std::vector<std::string> requirement_failures(const TaskInfo& info, const std::vector<Buffer>& buffers,
-                                              const nlohmann::json& records, bool launches_recorded) {
+                                              const protocol::Records& records, bool launches_recorded) {
   std::vector<std::string> failures;
-  const auto launches = records.value("launches", nlohmann::json::array());
+  const auto& launches = records.launches;
   if (launches_recorded && launches.empty()) {
     failures.push_back(info.pointers == PointerKind::host
                            ? "no kernel ran on the GPU: the result was computed on the host; launch a kernel that "
@@ -304,10 +307,8 @@ std::vector<std::string> requirement_failures(const TaskInfo& info, const std::v
     return failures;
   }
   if (launches_recorded && info.requires_shared_memory) {
-    bool any_shared = false;
-    for (const auto& l : launches) {
-      any_shared = any_shared || l.value("static_shared_bytes", 0) + l.value("dynamic_shared_bytes", 0) > 0;
-    }
+    const bool any_shared = std::ranges::any_of(
+        launches, [](const protocol::Launch& l) { return l.static_shared_bytes + l.dynamic_shared_bytes > 0; });
     if (!any_shared) {
       failures.push_back(fmt::format("{} must use shared memory, and none of its {} launch{} did ({})", info.id,
                                      launches.size(), launches.size() == 1 ? "" : "es", describe_launches(records)));
@@ -317,12 +318,25 @@ std::vector<std::string> requirement_failures(const TaskInfo& info, const std::v
   // Host-pointer exercises teach transfers: each input goes in once, each output comes out once.
   for (const auto& b : buffers) {
     std::size_t in = 0, out = 0;
-    for (const auto& c : records.value("copies", nlohmann::json::array())) {
-      if (c.value("from_host_buffer", "") == b.name) ++in;
-      if (c.value("to_host_buffer", "") == b.name) ++out;
+    for (const auto& c : records.copies) {
+      if (c.from_host_buffer == b.name) ++in;
+      if (c.to_host_buffer == b.name) ++out;
     }
     const bool needs_in = b.role != Role::output;
     const bool needs_out = b.role != Role::input;
+    // A kernel that worked on the host buffer itself (possible where device code can reach host
+    // memory) copies nothing: the transfers this exercise teaches never happened.
+    if (needs_in && in == 0) {
+      failures.push_back(
+          fmt::format("{} was never copied to the device: the kernel must work on device memory — cudaMalloc a "
+                      "device buffer and cudaMemcpy {} into it (cudaMemcpyHostToDevice)",
+                      b.name, b.name));
+    }
+    if (needs_out && out == 0) {
+      failures.push_back(fmt::format(
+          "{} was never copied back to the host: cudaMemcpy the device result into {} (cudaMemcpyDeviceToHost)", b.name,
+          b.name));
+    }
     if (!needs_out && out > 0) {
       failures.push_back(
           fmt::format("{} was copied back to the host but never changed: copy back only the result", b.name));
@@ -341,20 +355,17 @@ std::vector<std::string> requirement_failures(const TaskInfo& info, const std::v
   return failures;
 }
 
-std::string describe_launches(const nlohmann::json& records) {
-  const auto launches = records.value("launches", nlohmann::json::array());
+std::string describe_launches(const protocol::Records& records) {
+  const auto& launches = records.launches;
   if (launches.empty()) return "no launches";
   std::string out = fmt::format("{} launch{}: ", launches.size(), launches.size() == 1 ? "" : "es");
   constexpr std::size_t shown = 3;
   for (std::size_t i = 0; i < launches.size() && i < shown; ++i) {
     const auto& l = launches[i];
-    const auto g = l.value("grid", std::vector<unsigned>{1, 1, 1});
-    const auto b = l.value("block", std::vector<unsigned>{1, 1, 1});
-    std::string name = l.value("kernel", "");
-    name = name.substr(0, name.find('('));  // CUPTI's names carry the parameter list
+    std::string name = l.kernel.substr(0, l.kernel.find('('));  // CUPTI's names carry the parameter list
     out += fmt::format("{}{}<<<({},{},{}), ({},{},{})>>> {} B shared", i == 0 ? "" : ", ",
-                       name.empty() ? "kernel" : name, g.at(0), g.at(1), g.at(2), b.at(0), b.at(1), b.at(2),
-                       l.value("static_shared_bytes", 0) + l.value("dynamic_shared_bytes", 0));
+                       name.empty() ? "kernel" : name, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                       l.block[2], l.static_shared_bytes + l.dynamic_shared_bytes);
   }
   if (launches.size() > shown) out += fmt::format(", … ({} more)", launches.size() - shown);
   return out;

@@ -22,16 +22,10 @@ namespace {
 
 constexpr std::size_t max_input_sets = 4;
 constexpr double input_set_budget_bytes = 2.0 * (1ull << 30);  // host memory for the rotating sets
-constexpr int fp32_lanes_per_sm = 128;                         // Volta to Hopper: 128 FP32 FMA units per SM
-
-json policy_json(const SamplingPolicy& p) {
-  return json{{"warmup_runs", p.warmup_runs},   {"min_samples", p.min_samples}, {"min_time_s", p.min_time_s},
-              {"noise_target", p.noise_target}, {"time_cap_s", p.time_cap_s},   {"max_samples", p.max_samples}};
-}
 
 /// What the host buffers of a host-pointer exercise were while timed, as the runner reports it.
-std::string host_memory_note(const std::string& host_memory) {
-  if (host_memory == "page-locked") {
+std::string host_memory_note(protocol::HostMemory host_memory) {
+  if (host_memory == protocol::HostMemory::page_locked) {
     return "host buffers page-locked while timed (cudaHostRegister): copies at the bus's speed; --pageable to "
            "time pageable memory";
   }
@@ -60,18 +54,24 @@ Baseline cpu_baseline(const Task& task, const Case& c, const std::vector<Buffer>
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 /// The statistics of the runner's samples, with how its sampler stopped.
-Summary summary_of(const json& reply) {
-  Summary s = summarize(reply.value("samples_s", std::vector<double>{}));
-  const std::string stop = reply.value("stop", "");
-  for (StopReason r : {StopReason::noise_target_met, StopReason::time_cap, StopReason::max_samples}) {
-    if (stop == stop_reason_name(r)) s.stop = r;
-  }
-  s.minimums_met = reply.value("minimums_met", false);
-  s.wall_s = reply.value("wall_s", 0.0);
+Summary summary_of(const protocol::Reply& reply) {
+  Summary s = summarize(reply.samples_s);
+  s.stop = reply.stop;
+  s.minimums_met = reply.minimums_met;
+  s.wall_s = reply.wall_s;
   return s;
 }
 
 }  // namespace
+
+int fp32_lanes_per_sm(int cc_major, int cc_minor) {
+  // NVIDIA's throughput table ("Arithmetic Instructions", CUDA C++ Programming Guide): FP32 FMA
+  // results per clock per SM.
+  if (cc_major == 6 && cc_minor == 0) return 64;                     // P100
+  if (cc_major == 7 || (cc_major == 8 && cc_minor == 0)) return 64;  // V100, T4, A100
+  if (cc_major == 3) return 192;                                     // Kepler
+  return 128;                                                        // Maxwell, Pascal 6.1+, 8.6+, Hopper, Blackwell
+}
 
 std::optional<GpuDevice> probe_gpu(const fs::path& runner, std::string& why) {
   if (!is_executable(runner)) {
@@ -89,8 +89,14 @@ std::optional<GpuDevice> probe_gpu(const fs::path& runner, std::string& why) {
       return std::nullopt;
     }
     const json& d = j.at("devices").at(0);
-    return GpuDevice{d.value("name", ""),     d.value("uuid", ""),          d.value("sm_count", 0),
+    GpuDevice device{d.value("name", ""),     d.value("uuid", ""),          d.value("sm_count", 0),
                      d.value("clock_khz", 0), j.value("driver_version", 0), j.value("runtime_version", 0)};
+    const std::string cc = d.value("compute_capability", "");
+    if (const auto dot = cc.find('.'); dot != std::string::npos) {
+      device.cc_major = std::atoi(cc.substr(0, dot).c_str());
+      device.cc_minor = std::atoi(cc.substr(dot + 1).c_str());
+    }
+    return device;
   } catch (const std::exception& e) {
     why = "probing for GPUs failed: " + first_line(r.output);
     return std::nullopt;
@@ -100,7 +106,8 @@ std::optional<GpuDevice> probe_gpu(const fs::path& runner, std::string& why) {
 Peaks device_peaks(const fs::path& runner, const GpuDevice& device, const fs::path& cache_dir, bool& measured_now) {
   measured_now = false;
   Peaks peaks;
-  peaks.fp32_gflops = static_cast<double>(device.sm_count) * device.clock_khz * 1e3 * fp32_lanes_per_sm * 2 / 1e9;
+  const int lanes = fp32_lanes_per_sm(device.cc_major, device.cc_minor);
+  peaks.fp32_gflops = static_cast<double>(device.sm_count) * device.clock_khz * 1e3 * lanes * 2 / 1e9;
   const fs::path file = cache_dir / "peaks.json";
   const std::string key = device.uuid + "/" + std::to_string(device.driver_version);
   json cache = json::object();
@@ -133,8 +140,8 @@ Peaks device_peaks(const fs::path& runner, const GpuDevice& device, const fs::pa
   }
   peaks.source = fmt::format(
       "bandwidth: 1 GiB device-to-device copy, read + write (measured, cached per device and "
-      "driver); FP32: {} SMs × {} MHz × {} FMA × 2",
-      device.sm_count, device.clock_khz / 1000, fp32_lanes_per_sm);
+      "driver); FP32: {} SMs × {} MHz × {} FMA × 2 (compute capability {}.{})",
+      device.sm_count, device.clock_khz / 1000, lanes, device.cc_major, device.cc_minor);
   return peaks;
 }
 
@@ -218,16 +225,19 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
 
   std::vector<Case> cases = cases_to_time(task, options.sizes);
   for (Case& c : cases) c.precision = options.precision;
-  const json extra{{"mode", "bench"},
-                   {"policy", policy_json(options.policy)},
-                   {"host_memory", options.page_locked_host ? "page-locked" : "pageable"}};
+  protocol::Spec bench_spec;
+  bench_spec.mode = protocol::Mode::bench;
+  bench_spec.policy = options.policy;
+  bench_spec.host_memory =
+      options.page_locked_host ? protocol::HostMemory::page_locked : protocol::HostMemory::pageable;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
     // Rotating input sets, each with its own data, so that no sample reads inputs the previous
     // one left in a cache, and every set's result is re-checked afterwards.
     std::vector<std::vector<Buffer>> sets;
     for (std::size_t s = 0; s < max_input_sets; ++s) {
-      Rng rng(case_seed(options.seed, task.info().number, i * max_input_sets + s));
+      // Set 0 has the inputs `check` gives this case under the same seed.
+      Rng rng(case_seed(options.seed, task.info(), c, s));
       sets.push_back(task.make_buffers(c, rng));
       for (auto& b : sets.back()) {
         if (b.role == Role::output) poison(b);
@@ -243,8 +253,8 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
     auto expected_fn = [&]() -> const std::vector<std::vector<Expected>>& { return expected.get(); };
 
     say(fmt::format("measuring {} at {} ({} input sets)", id, c.label(), sets.size()));
-    json reply;
-    const RunnerCall call{task, toolchain, compiled.module, c, extra, options.timeout, 1 << 20};
+    protocol::Reply reply;
+    const RunnerCall call{task, toolchain, compiled.module, c, bench_spec, options.timeout, 1 << 20};
     const CaseResult r = call_runner(call, sets, expected_fn, &reply);
     const bool unmet_but_right = r.verdict == Verdict::requirement_unmet && options.measure_unmet_requirements;
     if (r.verdict != Verdict::passed && !unmet_but_right) {
@@ -261,8 +271,8 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
     if (unmet_but_right) notes.push_back("requirement not met: " + r.message);
     if (reference) {
       say(fmt::format("measuring the reference solution of {} at {}", id, c.label()));
-      json ref_reply;
-      const RunnerCall ref_call{task, toolchain, reference->module, c, extra, options.timeout, 1 << 20};
+      protocol::Reply ref_reply;
+      const RunnerCall ref_call{task, toolchain, reference->module, c, bench_spec, options.timeout, 1 << 20};
       const CaseResult rr = call_runner(ref_call, sets, expected_fn, &ref_reply);
       if (rr.verdict == Verdict::passed) {
         baselines.push_back({"reference solution", summary_of(ref_reply).median});
@@ -281,12 +291,12 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
     }
     Measurement m = make_measurement(id, c, backend_name(toolchain.backend()), task.cost(c), summary, peaks, baselines);
     m.notes = std::move(notes);
-    m.notes.push_back(describe_launches(reply.value("records", json::object())));
-    if (reply.contains("host_memory")) m.notes.push_back(host_memory_note(reply.at("host_memory")));
+    m.notes.push_back(describe_launches(reply.records));
+    if (reply.host_memory) m.notes.push_back(host_memory_note(*reply.host_memory));
     std::optional<Measurement> kernels_only;
     // The row above is what the caller waits for (copies included for host-pointer exercises,
     // launch gaps and host work in solve for all); the kernels alone are what a profiler reports.
-    const auto kernel = reply.value("kernel_samples_s", std::vector<double>{});
+    const std::vector<double>& kernel = reply.kernel_samples_s;
     // The simulator traces nothing (all zeros): no kernels row there.
     if (std::ranges::any_of(kernel, [](double s) { return s > 0; })) {
       const bool host = task.info().pointers == PointerKind::host;

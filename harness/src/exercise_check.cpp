@@ -9,11 +9,12 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cudalab/module_cache.hpp"
 #include "cudalab/paths.hpp"
 #include "cudalab/process.hpp"
-#include "protocol.hpp"
+#include "cudalab/protocol.hpp"
 
 namespace cudalab {
 
@@ -74,48 +75,44 @@ class SharedBuffers {
   std::byte* base_ = nullptr;
 };
 
-const char* role_name(Role r) {
+protocol::BufferRole role_of(Role r) {
   switch (r) {
     case Role::input:
-      return "input";
+      return protocol::BufferRole::input;
     case Role::output:
-      return "output";
+      return protocol::BufferRole::output;
     case Role::inout:
-      return "inout";
+      return protocol::BufferRole::inout;
   }
-  return "input";
+  return protocol::BufferRole::input;
 }
 
-json make_spec(const Task& task, const fs::path& module, const Case& c, const std::vector<std::vector<Buffer>>& sets,
-               const SharedBuffers& shared) {
-  const std::vector<Buffer>& buffers = sets.front();
-  const auto& info = task.info();
-  json spec{{"module", module.string()},
-            {"symbol", info.signature.mangled_name()},
-            {"pointers", info.pointers == PointerKind::host ? "host" : "device"},
-            {"total_bytes", shared.total()}};
-  json jsets = json::array();
+protocol::Spec make_spec(const RunnerCall& call, const std::vector<std::vector<Buffer>>& sets,
+                         const SharedBuffers& shared) {
+  const auto& info = call.task.info();
+  protocol::Spec spec = call.spec;
+  spec.module = call.module.string();
+  spec.symbol = info.signature.mangled_name();
+  spec.device_pointers = info.pointers == PointerKind::device;
+  spec.total_bytes = shared.total();
+  spec.sets.clear();
   for (std::size_t set = 0; set < sets.size(); ++set) {
-    json jbuffers = json::array();
-    for (std::size_t i = 0; i < buffers.size(); ++i) {
-      jbuffers.push_back({{"name", buffers[i].name},
-                          {"offset", shared.offset(set, i)},
-                          {"bytes", buffers[i].bytes.size()},
-                          {"role", role_name(buffers[i].role)}});
+    std::vector<protocol::BufferSlot> slots;
+    for (std::size_t i = 0; i < sets[set].size(); ++i) {
+      const Buffer& b = sets[set][i];
+      slots.push_back({b.name, shared.offset(set, i), b.bytes.size(), role_of(b.role)});
     }
-    jsets.push_back(std::move(jbuffers));
+    spec.sets.push_back(std::move(slots));
   }
-  spec["sets"] = jsets;
-  json args = json::array();
+  spec.args.clear();
   std::size_t next_buffer = 0;
   for (const auto& p : info.signature.params) {
     if (p.kind == Param::Kind::buffer) {
-      args.push_back({{"buffer", next_buffer++}});
+      spec.args.push_back({next_buffer++, 0});
     } else {
-      args.push_back({{"int", c.dim(p.name)}});
+      spec.args.push_back({std::nullopt, call.c.dim(p.name)});
     }
   }
-  spec["args"] = args;
   return spec;
 }
 
@@ -147,17 +144,15 @@ std::vector<std::string> solve_like_symbols(const fs::path& module) {
   return found;
 }
 
+/// "cudaMemcpy(dst=host 0x…, …) failed: dst is a host pointer …".
+std::string describe_failed_call(const protocol::FailedCall& f) {
+  return f.cause.empty() ? f.call + " failed" : f.call + " failed: " + f.cause;
+}
+
 std::string describe_bytes(double bytes) {
   if (bytes >= 1 << 20) return fmt::format("{:.1f} MiB", bytes / (1 << 20));
   if (bytes >= 1 << 10) return fmt::format("{:.1f} KiB", bytes / (1 << 10));
   return fmt::format("{} bytes", bytes);
-}
-
-std::uint64_t mix(std::uint64_t x) {  // splitmix64: independent seeds per case
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
 }
 
 // Compares the outputs of a run that finished, and fills verdict, message, details and hints.
@@ -191,13 +186,13 @@ void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& o
     r.message = fmt::format("the input {} changed at {}: inputs are read-only", names, c.label());
     return;
   }
-  if (host && r.records.contains("allocations")) {
+  if (host) {
     std::size_t leaked = 0;
     double leaked_bytes = 0;
-    for (const auto& a : r.records["allocations"]) {
-      if (!a.value("freed", false) && !a.value("host", false)) {
+    for (const auto& a : r.records.allocations) {
+      if (!a.freed && a.kind != protocol::MemoryKind::pinned) {
         ++leaked;
-        leaked_bytes += a.value("bytes", 0.0);
+        leaked_bytes += static_cast<double>(a.bytes);
       }
     }
     if (leaked > 0) {
@@ -218,10 +213,6 @@ void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& o
 }
 
 }  // namespace
-
-std::uint64_t case_seed(std::uint64_t seed, int number, std::size_t index) {
-  return mix(seed ^ mix(static_cast<std::uint64_t>(number) << 32 | index));
-}
 
 std::size_t ExerciseResult::passed_cases() const {
   std::size_t n = 0;
@@ -246,33 +237,41 @@ CaseResult run_case(const Task& task, const Toolchain& toolchain, const fs::path
   // The reference runs here while the child runs the submission.
   std::shared_future<std::vector<std::vector<Expected>>> expected =
       std::async(std::launch::async, [&] { return std::vector<std::vector<Expected>>{task.reference(c, sets[0])}; });
-  RunnerCall call{task, toolchain, module, c, json::object(), options.timeout, options.max_output_bytes};
+  RunnerCall call{task, toolchain, module, c, protocol::Spec{}, options.timeout, options.max_output_bytes};
   return call_runner(
       call, sets, [&]() -> const std::vector<std::vector<Expected>>& { return expected.get(); }, nullptr);
 }
 
 CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buffer>>& sets,
-                       const std::function<const std::vector<std::vector<Expected>>&()>& expected, json* reply) {
+                       const std::function<const std::vector<std::vector<Expected>>&()>& expected,
+                       protocol::Reply* reply) {
   const Task& task = call.task;
   const Case& c = call.c;
   CaseResult r;
   r.c = c;
   SharedBuffers shared(sets);
-  json spec = make_spec(task, call.module, c, sets, shared);
-  spec.update(call.extra_spec);
+  const protocol::Spec spec = make_spec(call, sets, shared);
   int result_pipe[2];
   if (pipe2(result_pipe, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a pipe");
   ProcessOptions opts;
-  opts.argv = {call.toolchain.runner().string(), "--spec", spec.dump()};
-  opts.inherit = {{shared.fd(), protocol::buffers_fd}, {result_pipe[1], protocol::result_fd}};
+  opts.argv = {call.toolchain.runner().string(), "--spec", protocol::dump_spec(spec)};
+  opts.inherit = {{shared.fd(), protocol::buffers_fd}, {result_pipe[1], protocol::reply_fd}};
   opts.result_fd = result_pipe[0];
   opts.close_after_spawn = {result_pipe[1]};
   opts.timeout = call.timeout;
   opts.max_output_bytes = call.max_output_bytes;
+  opts.max_result_bytes = protocol::max_reply_bytes;
   ProcessResult p = run_process(opts);
   close(result_pipe[0]);
   const std::vector<std::vector<Expected>>& expected_sets = expected();
   const auto shown_output = output_lines(p.output, p.output_bytes);
+  if (p.result_overflow) {
+    r.verdict = Verdict::runner_error;
+    r.message =
+        fmt::format("the runner's reply at {} was longer than {}: did solve write to file descriptor {}?", c.label(),
+                    describe_bytes(static_cast<double>(protocol::max_reply_bytes)), protocol::reply_fd);
+    return r;
+  }
   switch (p.status) {
     case ProcessResult::Status::timed_out:
       r.verdict = Verdict::timeout;
@@ -290,7 +289,7 @@ CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buf
       return r;
     case ProcessResult::Status::spawn_failed:
       r.verdict = Verdict::runner_error;
-      r.message = "cannot start the runner " + call.toolchain.runner().string() + ": " + p.error;
+      r.message = "cannot start the runner: " + p.error + " (is cudalab installed completely?)";
       return r;
     case ProcessResult::Status::signaled:
       r.verdict = Verdict::crash;
@@ -307,53 +306,63 @@ CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buf
     r.details = shown_output;
     return r;
   }
-  json result;
+  // The reply comes from a process that ran student code: read it as untrusted input.
+  protocol::Reply result;
   try {
-    result = json::parse(p.result);
-  } catch (const std::exception& e) {
+    result = protocol::parse_reply(p.result);
+  } catch (const protocol::ProtocolError& e) {
     r.verdict = Verdict::runner_error;
-    r.message = std::string("unreadable result from the runner: ") + e.what();
+    r.message = fmt::format("the runner's reply at {} is unusable ({}); did solve write to file descriptor {}?",
+                            c.label(), e.what(), protocol::reply_fd);
+    r.details = shown_output;
     return r;
   }
-  r.solve_ms = result.value("solve_ms", 0.0);
-  r.records = result.value("records", json::object());
-  r.launches_recorded = result.value("launches_recorded", false);
+  r.solve_ms = result.solve_ms;
+  r.records = result.records;
+  r.launches_recorded = result.launches_recorded;
   if (p.output_bytes > 0) {
     r.details.emplace_back("the program printed:");
     r.details.insert(r.details.end(), shown_output.begin(), shown_output.end());
   }
-  const std::string status = result.value("status", "");
-  const std::string message = result.value("message", "");
-  if (status == "exception") {
-    if (message.rfind("not implemented yet", 0) == 0) {
-      r.verdict = Verdict::not_implemented;
-      r.message = message;
-    } else {
-      r.verdict = Verdict::exception;
-      r.message = fmt::format("solve threw an exception at {}: {}", c.label(), message);
-    }
-    return r;
-  }
-  if (status == "cuda_error") {
-    r.verdict = Verdict::cuda_error;
-    r.message = fmt::format("{} at {}: {}", result.value("cuda_error", "CUDA error"), c.label(), message);
-    return r;
-  }
-  if (status == "missing_symbol") {
-    r.verdict = Verdict::wrong_signature;
-    r.message = "no function `" + task.info().signature.text() + "` in the file: the signature must match exactly";
-    for (const auto& s : solve_like_symbols(call.module)) r.hints.push_back("the file defines " + s);
-    return r;
-  }
-  if (status == "load_error") {
-    r.verdict = Verdict::load_error;
-    r.message = "cannot load the compiled module: " + message;
-    return r;
-  }
-  if (status != "ok") {
-    r.verdict = Verdict::runner_error;
-    r.message = status + ": " + message;
-    return r;
+  const std::string& message = result.message;
+  switch (result.status) {
+    case protocol::Status::ok:
+      break;
+    case protocol::Status::exception:
+      if (message.rfind("not implemented yet", 0) == 0) {
+        r.verdict = Verdict::not_implemented;
+        r.message = message;
+      } else {
+        r.verdict = Verdict::exception;
+        r.message = fmt::format("solve threw an exception at {}: {}", c.label(), message);
+      }
+      if (const auto& f = result.records.first_failed_call) r.hints.push_back(describe_failed_call(*f));
+      return r;
+    case protocol::Status::cuda_error:
+      r.verdict = Verdict::cuda_error;
+      // The first runtime call that failed says more than the error that surfaced at the end.
+      if (const auto& f = result.records.first_failed_call) {
+        r.message = fmt::format("{} at {}: {}", f->error, c.label(), describe_failed_call(*f));
+        r.details.insert(r.details.begin(),
+                         fmt::format("after solve returned, the runtime still reported {}", result.cuda_error));
+      } else {
+        r.message = fmt::format("{} at {}: {}", result.cuda_error, c.label(), message);
+      }
+      return r;
+    case protocol::Status::missing_symbol:
+      r.verdict = Verdict::wrong_signature;
+      r.message = "no function `" + task.info().signature.text() + "` in the file: the signature must match exactly";
+      for (const auto& s : solve_like_symbols(call.module)) r.hints.push_back("the file defines " + s);
+      return r;
+    case protocol::Status::load_error:
+      r.verdict = Verdict::load_error;
+      r.message = "cannot load the compiled module: " + message;
+      return r;
+    case protocol::Status::no_device:
+    case protocol::Status::runner_error:
+      r.verdict = Verdict::runner_error;
+      r.message = std::string(protocol::status_name(result.status)) + ": " + message;
+      return r;
   }
   if (reply != nullptr) *reply = result;
   // Every input set is judged: in a benchmark, each holds the result of its last timed call.
@@ -366,8 +375,30 @@ CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buf
   return r;
 }
 
+std::vector<Case> select_cases(const Task& task, Backend backend, const CheckOptions& options) {
+  std::vector<Case> cases = task.cases(CaseOptions{.simulator = backend == Backend::sim});
+  for (Case& c : cases) c.precision = options.precision;
+  if (options.only_sizes.empty()) return cases;
+  std::vector<Case> selected;
+  for (const Case& c : cases) {
+    if (std::ranges::find(options.only_sizes, c.dims.front().value) != options.only_sizes.end()) selected.push_back(c);
+  }
+  if (selected.empty()) {
+    std::string sizes;
+    for (const Case& c : cases) {
+      const std::string size = std::to_string(c.dims.front().value);
+      if (sizes.find(" " + size + ",") == std::string::npos) sizes += " " + size + ",";
+    }
+    sizes.pop_back();
+    throw SelectionError(fmt::format("no check of {} has {}={}; its sizes are{}", task.info().id,
+                                     cases.front().dims.front().name, fmt::join(options.only_sizes, " or "), sizes));
+  }
+  return selected;
+}
+
 ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, const fs::path& source,
                               const CheckOptions& options, const ProgressFn& progress) {
+  const std::vector<Case> cases = select_cases(task, toolchain.backend(), options);
   ExerciseResult result;
   result.task = &task;
   result.backend = toolchain.backend();
@@ -376,13 +407,6 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
   if (!result.compile.ok) {
     result.verdict = Verdict::compile_error;
     return result;
-  }
-  std::vector<Case> cases = task.cases(CaseOptions{.simulator = toolchain.backend() == Backend::sim});
-  for (Case& c : cases) c.precision = options.precision;
-  if (!options.only_sizes.empty()) {
-    std::erase_if(cases, [&](const Case& c) {
-      return std::ranges::find(options.only_sizes, c.dims.front().value) == options.only_sizes.end();
-    });
   }
   bool stop = false;
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -396,7 +420,7 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
     }
     if (progress) progress(task, i, cases.size(), cases[i]);
     CaseResult r = run_case(task, toolchain, result.compile.module, cases[i],
-                            case_seed(options.seed, task.info().number, i), options);
+                            case_seed(options.seed, task.info(), cases[i]), options);
     // These do not depend on the size: one report is enough.
     switch (r.verdict) {
       case Verdict::timeout:

@@ -47,12 +47,22 @@ class GpuToolchain final : public Toolchain {
 
   std::string describe() const override {
     const auto& p = probe();
-    return "nvcc, -arch=" + config_.cuda_arch + (p.device ? ", on " + p.device->name : "");
+    return "nvcc, -arch=" + resolved_arch() + (p.device ? ", on " + p.device->name : "");
   }
 
   bool available(std::string& why) const override {
     if (nvcc_.empty()) {
       why = "nvcc was not found: install the CUDA toolkit or set CUDALAB_NVCC";
+      return false;
+    }
+    // Without its runner the probe below would fail as if the GPU were at fault.
+    if (!is_executable(runner())) {
+      why = std::string(CUDALAB_NVCC_PATH).empty()
+                ? "this build of cudalab has no GPU backend (it was configured without the CUDA toolkit): rebuild "
+                  "cudalab with nvcc installed"
+                : "the GPU runner " + runner().string() +
+                      " is missing or not executable: rebuild or reinstall cudalab (it belongs beside the cudalab "
+                      "program)";
       return false;
     }
     const auto& p = probe();
@@ -65,6 +75,7 @@ class GpuToolchain final : public Toolchain {
 
   CompileResult compile(const fs::path& source) const override {
     CompileResult result;
+    const std::string arch = resolved_arch();
     std::string text;
     try {
       text = read_file(source);
@@ -72,13 +83,14 @@ class GpuToolchain final : public Toolchain {
       result.diagnostics = e.what();
       return result;
     }
-    const std::vector<std::string> flags = {"-std=c++17", "-O3",        "-lineinfo",
-                                            "-shared",    "-Xcompiler", "-fPIC",
-                                            "-cudart",    "shared",     "-arch=" + config_.cuda_arch};
+    const std::vector<std::string> flags = {"-std=c++17", "-O3",     "-lineinfo", "-shared",      "-Xcompiler",
+                                            "-fPIC",      "-cudart", "shared",    "-arch=" + arch};
     std::string flag_text;
     for (const auto& f : flags) flag_text += f + " ";
-    // The source path is part of the key: nvcc bakes it into messages and line info.
-    const std::string key = content_key({"gpu", text, flag_text, nvcc_.string(), source.string()});
+    // The source path is part of the key: nvcc bakes it into messages and line info. So are nvcc's
+    // own version (an upgraded toolkit in the same place) and the architecture "native" stood for
+    // (a cache folder shared by machines with different GPUs).
+    const std::string key = content_key({"gpu", text, flag_text, nvcc_.string(), nvcc_version(), source.string()});
     return cached_compile(config_.cache_dir / "gpu", key, [&](const fs::path& out, std::string& command) {
       ProcessOptions opts;
       opts.argv = {nvcc_.string()};
@@ -93,6 +105,28 @@ class GpuToolchain final : public Toolchain {
   fs::path runner() const override { return config_.runner_dir / "cudalab-runner-gpu"; }
 
  private:
+  /// -arch as given, with "native" replaced by the visible GPU's sm_XY (kept when none is visible).
+  std::string resolved_arch() const {
+    if (config_.cuda_arch != "native") return config_.cuda_arch;
+    const auto& p = probe();
+    if (!p.device || p.device->cc_major == 0) return config_.cuda_arch;
+    return "sm_" + std::to_string(p.device->cc_major) + std::to_string(p.device->cc_minor);
+  }
+
+  /// The last line of `nvcc --version` ("Build cuda_13.0.r13.0/compiler.36424714_0"); asked once.
+  const std::string& nvcc_version() const {
+    std::call_once(version_once_, [&] {
+      ProcessOptions opts;
+      opts.argv = {nvcc_.string(), "--version"};
+      opts.timeout = std::chrono::seconds(60);
+      const ProcessResult r = run_process(opts);
+      std::string text = r.output;
+      while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+      version_ = text.substr(text.rfind('\n') + 1);
+    });
+    return version_;
+  }
+
   const DeviceProbe& probe() const {
     std::call_once(probe_once_, [&] { probe_.device = probe_gpu(runner(), probe_.error); });
     return probe_;
@@ -102,6 +136,8 @@ class GpuToolchain final : public Toolchain {
   fs::path nvcc_;
   mutable std::once_flag probe_once_;
   mutable DeviceProbe probe_;
+  mutable std::once_flag version_once_;
+  mutable std::string version_;
 };
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <xxhash.h>
 
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -52,16 +54,42 @@ std::string shell_join(const std::vector<std::string>& argv) {
   return out;
 }
 
+void evict_stale_modules(const fs::path& cache_dir, std::chrono::hours max_age) {
+  std::error_code ec;
+  const auto now = fs::file_time_type::clock::now();
+  for (const auto& entry : fs::directory_iterator(cache_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const bool module_file = entry.path().extension() == ".so" || entry.path().extension() == ".log";
+    const bool leftover = name.find(".tmp.") != std::string::npos;  // a compile that was killed
+    if (!module_file && !leftover) continue;
+    std::error_code time_ec;
+    const auto written = fs::last_write_time(entry.path(), time_ec);
+    if (time_ec) continue;
+    const auto limit = leftover ? std::chrono::hours(24) : max_age;
+    if (now - written > limit) fs::remove(entry.path(), time_ec);
+  }
+}
+
 CompileResult cached_compile(const fs::path& cache_dir, const std::string& key,
                              const std::function<ProcessResult(const fs::path&, std::string&)>& compile) {
   CompileResult result;
   const fs::path module = cache_dir / (key + ".so");
   std::error_code ec;
   const fs::path log = cache_dir / (key + ".log");  // the compiler's warnings, shown again on a cache hit
+  {
+    // Once per process and folder: modules nobody used for a while go.
+    static std::mutex mutex;
+    static std::set<fs::path> swept;
+    std::lock_guard lock(mutex);
+    if (swept.insert(cache_dir).second) evict_stale_modules(cache_dir, module_max_age);
+  }
   if (fs::is_regular_file(module, ec)) {
     result.ok = true;
     result.cached = true;
     result.module = module;
+    // A hit counts as a use: eviction goes by the time of the last use.
+    fs::last_write_time(module, fs::file_time_type::clock::now(), ec);
+    fs::last_write_time(log, fs::file_time_type::clock::now(), ec);
     if (fs::is_regular_file(log, ec)) result.diagnostics = read_file(log);
     return result;
   }

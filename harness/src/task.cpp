@@ -39,7 +39,31 @@ std::string substitution(std::size_t index) {
   return "S" + digits + "_";
 }
 
+/// splitmix64's finaliser: a bijection that spreads every input bit over the output.
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+/// FNV-1a of a name: stable across compilers and runs (std::hash is neither).
+std::uint64_t name_hash(const std::string& text) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const unsigned char ch : text) h = (h ^ ch) * 0x100000001b3ull;
+  return h;
+}
+
 }  // namespace
+
+std::uint64_t case_seed(std::uint64_t run_seed, const TaskInfo& info, const Case& c, std::size_t input_set) {
+  std::uint64_t h = mix(run_seed ^ mix(name_hash(info.id)));
+  for (const Dim& d : c.dims) {
+    h = mix(h ^ name_hash(d.name));
+    h = mix(h ^ static_cast<std::uint64_t>(d.value));
+  }
+  return input_set == 0 ? h : mix(h ^ mix(static_cast<std::uint64_t>(input_set)));
+}
 
 std::string Signature::text() const {
   std::string out = "void solve(";

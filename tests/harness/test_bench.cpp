@@ -170,6 +170,25 @@ TEST(Bench, HostBuffersArePageLockedOnTheGpuUnlessAskedNotTo) {
 }  // namespace
 }  // namespace cudalab
 
+namespace cudalab {
+namespace {
+
+// "% of FP32 peak" needs the FMA lanes per SM of the device's generation: half of Hopper's on a
+// V100 or an A100, so a fixed 128 would halve their percentages.
+TEST(Peaks, Fp32LanesPerSmFollowTheComputeCapability) {
+  EXPECT_EQ(fp32_lanes_per_sm(7, 0), 64);   // V100
+  EXPECT_EQ(fp32_lanes_per_sm(7, 5), 64);   // T4
+  EXPECT_EQ(fp32_lanes_per_sm(8, 0), 64);   // A100
+  EXPECT_EQ(fp32_lanes_per_sm(8, 6), 128);  // RTX 30
+  EXPECT_EQ(fp32_lanes_per_sm(8, 9), 128);  // L4, RTX 40
+  EXPECT_EQ(fp32_lanes_per_sm(9, 0), 128);  // H100
+  EXPECT_EQ(fp32_lanes_per_sm(6, 0), 64);   // P100
+  EXPECT_EQ(fp32_lanes_per_sm(6, 1), 128);
+}
+
+}  // namespace
+}  // namespace cudalab
+
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();

@@ -1,13 +1,39 @@
 // Misbehaves on request, so that the process tests can watch the parent survive it.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
+
+namespace {
+
+// Whole or not at all: the test polls for the file while it is being written.
+void write_pids(const char* path, const std::string& pids) {
+  const std::string partial = std::string(path) + ".partial";
+  FILE* f = std::fopen(partial.c_str(), "w");
+  if (f == nullptr) std::_Exit(90);
+  std::fputs(pids.c_str(), f);
+  std::fclose(f);
+  std::rename(partial.c_str(), path);
+}
+
+[[noreturn]] void spin() {
+  volatile unsigned long n = 0;
+  for (;;) n = n + 1;
+}
+
+[[noreturn]] void sleep_forever() {
+  for (;;) pause();
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
+  const char* pid_file = argc > 2 ? argv[2] : "/dev/null";
   if (mode == "crash") std::raise(SIGSEGV);
   if (mode == "abort") std::abort();
   if (mode == "hang") {
@@ -21,6 +47,46 @@ int main(int argc, char** argv) {
     const char* text = argc > 2 ? argv[2] : "";
     (void)!write(4, text, std::strlen(text));
     std::puts("hello from the child");
+    return 0;
+  }
+  if (mode == "close-and-spin") {  // leaves the parent no pipe to wait on
+    close(1);
+    close(2);
+    close(4);
+    spin();
+  }
+  if (mode == "spin") {  // writes its pid to the file argv[2]
+    write_pids(pid_file, std::to_string(getpid()));
+    spin();
+  }
+  if (mode == "grandchild") {  // leaves a sleeping grandchild (holding stdout) and exits; its pid in argv[2]
+    const pid_t grandchild = fork();
+    if (grandchild == 0) sleep_forever();
+    write_pids(pid_file, std::to_string(grandchild));
+    return 0;
+  }
+  if (mode == "spin-family") {  // spins beside a sleeping grandchild; "child grandchild" pids in argv[2]
+    const pid_t grandchild = fork();
+    if (grandchild == 0) sleep_forever();
+    write_pids(pid_file, std::to_string(getpid()) + " " + std::to_string(grandchild));
+    spin();
+  }
+  if (mode == "result-flood") {  // 2 MiB on fd 4
+    const std::vector<char> chunk(64 << 10, 'r');
+    for (int i = 0; i < 32; ++i) {
+      if (write(4, chunk.data(), chunk.size()) < 0) return 5;
+    }
+    return 0;
+  }
+  if (mode == "pipe-burst") {  // 512 KiB on stdout at once, through a pipe enlarged to hold them, then exits
+    if (fcntl(1, F_SETPIPE_SZ, 1 << 20) < (1 << 20)) return 6;
+    const std::vector<char> burst(512 << 10, 'o');
+    if (write(1, burst.data(), burst.size()) != static_cast<ssize_t>(burst.size())) return 7;
+    return 0;
+  }
+  if (mode == "nap") {  // 200 ms, then a word
+    usleep(200'000);
+    std::puts("rested");
     return 0;
   }
   return 0;

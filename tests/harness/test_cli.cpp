@@ -1,4 +1,5 @@
 // The CLI's usage and set-up errors: one clear line and exit code 2.
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -9,16 +10,178 @@
 namespace cudalab {
 namespace {
 
-ProcessResult cli(std::vector<std::string> args) {
+namespace fs = std::filesystem;
+
+/// Runs `program` with `args`, and with `env` ("NAME=value") added to the environment.
+ProcessResult run_cli(const std::string& program, const std::vector<std::string>& args,
+                      const std::vector<std::string>& env = {}) {
   // Compiled modules and `list`'s status go to the build folder, not the user's cache.
   static const bool cache_set = [] { return setenv("CUDALAB_CACHE_DIR", CUDALAB_TEST_CACHE_DIR, 1) == 0; }();
   (void)cache_set;
   ProcessOptions opts;
-  opts.argv = {CUDALAB_CLI};
+  if (!env.empty()) {
+    opts.argv = {"/usr/bin/env"};
+    opts.argv.insert(opts.argv.end(), env.begin(), env.end());
+  }
+  opts.argv.push_back(program);
   opts.argv.insert(opts.argv.end(), args.begin(), args.end());
   opts.timeout = std::chrono::seconds(60);
   return run_process(opts);
 }
+
+ProcessResult cli(const std::vector<std::string>& args) { return run_cli(CUDALAB_CLI, args); }
+
+/// A fresh folder for one test, named after it.
+fs::path test_dir(const std::string& what) {
+  const fs::path dir = fs::path(testing::TempDir()) /
+                       ("cudalab-cli-" + what + "-" + testing::UnitTest::GetInstance()->current_test_info()->name());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+/// A copy of the project's exercises/ and solutions/, for tests that change files in it.
+fs::path project_copy() {
+  const fs::path root = test_dir("project");
+  for (const char* sub : {"exercises", "solutions"}) {
+    fs::copy(fs::path(CUDALAB_SOURCE_DIR) / sub, root / sub, fs::copy_options::recursive);
+  }
+  return root;
+}
+
+/// The `cudalab` program alone in a folder, as in an installation that lost its runners (the CLI
+/// looks for them beside itself).
+fs::path cli_without_runners(const std::vector<std::string>& kept = {}) {
+  const fs::path dir = test_dir("install");
+  const fs::path built = fs::path(CUDALAB_CLI).parent_path();
+  fs::copy_file(CUDALAB_CLI, dir / "cudalab");
+  for (const auto& name : kept) fs::copy_file(built / name, dir / name);
+  return dir / "cudalab";
+}
+
+/// The line of `list`'s table for `exercise`.
+std::string list_line(const std::string& output, const std::string& exercise) {
+  const auto at = output.find("\n" + exercise + " ");
+  if (at == std::string::npos) return "";
+  return output.substr(at + 1, output.find('\n', at + 1) - at - 1);
+}
+
+TEST(Cli, MistypedCommandSuggestsTheNearestOne) {
+  auto r = cli({"chek", "1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("cudalab: unknown command 'chek'; did you mean 'check'?"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("was not expected"), std::string::npos) << r.output;
+  r = cli({"bnech", "--all"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("did you mean 'bench'?"), std::string::npos) << r.output;
+}
+
+TEST(Cli, UnknownCommandWithNoNearOneListsTheCommands) {
+  auto r = cli({"frobnicate"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("unknown command 'frobnicate'; the commands are list, check, bench"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("did you mean"), std::string::npos) << r.output;
+}
+
+TEST(Cli, NoCommandPrintsTheHelpAndSaysToPickOne) {
+  auto r = cli({});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("Exit codes"), std::string::npos) << "the help is missing: " << r.output;
+  EXPECT_NE(r.output.find("cudalab: pick a subcommand (list, check, bench)"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("A subcommand is required"), std::string::npos) << r.output;
+}
+
+TEST(Cli, VersionNeedsNoCommand) {
+  auto r = cli({"--version"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("cudalab "), std::string::npos) << r.output;
+}
+
+TEST(Cli, MistypedExerciseSuggestsTheNearestOne) {
+  auto r = cli({"check", "matmull"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("unknown exercise 'matmull'; did you mean '03_matmul'?"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("known exercises: 01_increment"), std::string::npos) << r.output;
+  r = cli({"check", "vectoradd"});
+  EXPECT_NE(r.output.find("did you mean '02_vector_add'?"), std::string::npos) << r.output;
+}
+
+TEST(Cli, DeletedKernelSaysHowToRestoreIt) {
+  const fs::path root = project_copy();
+  fs::remove(root / "exercises/01_increment/kernel.cu");
+  auto r = run_cli(CUDALAB_CLI, {"check", "1"}, {"CUDALAB_ROOT=" + root.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("cudalab: exercises/01_increment/kernel.cu is missing "
+                          "(`git checkout exercises/01_increment/kernel.cu` restores it)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("set CUDALAB_ROOT"), std::string::npos) << r.output;
+}
+
+TEST(Cli, ARootWithoutExercisesAsksForCudalabRoot) {
+  const fs::path root = test_dir("empty");
+  auto r = run_cli(CUDALAB_CLI, {"check", "1"}, {"CUDALAB_ROOT=" + root.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("is this a cudalab project? set CUDALAB_ROOT"), std::string::npos) << r.output;
+}
+
+#ifdef CUDALAB_HAVE_SIM
+// Before, the reference solution "crashed … did it call exit()?": the runner was what was missing.
+TEST(Cli, MissingSimRunnerIsASetUpErrorNamingIt) {
+  const fs::path cudalab = cli_without_runners();
+  for (const char* backend : {"sim", "auto"}) {
+    auto r = run_cli(cudalab.string(), {"check", "1", "--solution", "--backend", backend});
+    EXPECT_EQ(r.exit_code, 2) << backend << ": " << r.output;
+    EXPECT_NE(r.output.find((cudalab.parent_path() / "cudalab-runner-sim").string() + " is missing"), std::string::npos)
+        << backend << ": " << r.output;
+    EXPECT_NE(r.output.find("reinstall cudalab"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("01_increment     "), std::string::npos) << "student code was run: " << r.output;
+  }
+}
+
+// Before, every module failed to link and the reference solution got "compile error".
+TEST(Cli, MissingSimLibraryIsASetUpErrorNamingIt) {
+  const fs::path cudalab = cli_without_runners({"cudalab-runner-sim"});
+  auto r = run_cli(cudalab.string(), {"check", "1", "--solution", "--backend", "sim"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("libcudalab_sim.so is missing"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("compile error"), std::string::npos) << r.output;
+}
+
+TEST(Cli, AutoWithoutAGpuSaysSoPlainly) {
+  auto r = cli({"check", "1", "--solution", "--size", "1", "--color", "never"});
+  if (r.output.find("backend: gpu") != std::string::npos) GTEST_SKIP() << "a GPU is usable here";
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(": using the CPU simulator\n"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("CUDA driver version"), std::string::npos) << r.output;
+  // --verbose keeps the GPU toolchain's own reason.
+  r = cli({"check", "1", "--solution", "--size", "1", "--color", "never", "--verbose"});
+  EXPECT_NE(r.output.find("gpu backend not used: "), std::string::npos) << r.output;
+}
+
+// `--size 99999` once ran no check and printed "passed 0/0", and `list` then called the skeleton
+// passed. A run of some sizes says nothing of the others either.
+TEST(Cli, OnlyACompleteRunChangesWhatListShows) {
+  const fs::path root = project_copy();
+  // A status of its own: the copy's path is the same on every run of this test.
+  const std::vector<std::string> env = {"CUDALAB_ROOT=" + root.string(),
+                                        "CUDALAB_CACHE_DIR=" + (root / "cache").string()};
+  auto r = run_cli(CUDALAB_CLI, {"check", "2", "--backend", "sim", "--size", "99999"}, env);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(r.output.find("backend:"), std::string::npos) << "a size that matches nothing is found first: " << r.output;
+  r = run_cli(CUDALAB_CLI, {"list"}, env);
+  EXPECT_NE(list_line(r.output, "02_vector_add").find("not checked yet"), std::string::npos) << r.output;
+  r = run_cli(CUDALAB_CLI, {"check", "2", "--backend", "sim", "--size", "1"}, env);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  r = run_cli(CUDALAB_CLI, {"list"}, env);
+  EXPECT_NE(list_line(r.output, "02_vector_add").find("not checked yet"), std::string::npos) << r.output;
+  r = run_cli(CUDALAB_CLI, {"check", "2", "--backend", "sim"}, env);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  r = run_cli(CUDALAB_CLI, {"list"}, env);
+  EXPECT_NE(list_line(r.output, "02_vector_add").find("not implemented (sim)"), std::string::npos) << r.output;
+}
+#endif
 
 TEST(Cli, UnknownExerciseNamesTheKnownOnes) {
   auto r = cli({"check", "99_nothing"});

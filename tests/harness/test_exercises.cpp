@@ -1,7 +1,10 @@
 // End to end on each backend: every reference solution passes every check, every skeleton is
 // "not implemented", and every kernel of the known-wrong corpus (tests/wrong/NN_name/*.cu) gets
-// the verdict and the explanation its first line promises:
+// the verdict and the explanation its first lines promise:
 //   // expect: <verdict> | <text the report must contain>
+//   // expect on gpu: <verdict> | <text>     (optional: where the GPU behaves differently)
+//   // never: <text the report must not contain>   (optional, repeatable)
+//   // only on: sim                          (optional: where the outcome on a GPU is not determined)
 // GPU cases skip, with the reason, where no GPU is visible; the simulator runs them everywhere.
 #include <filesystem>
 #include <fstream>
@@ -12,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "cudalab/exercise_check.hpp"
+#include "cudalab/ladder.hpp"
 #include "cudalab/registry.hpp"
 #include "cudalab/toolchain.hpp"
 
@@ -126,18 +130,16 @@ void PrintTo(const LadderStep& s, std::ostream* os) {
   *os << backend_name(s.backend) << " " << s.file.filename().string();
 }
 
+// The ladders as `cudalab bench --ladder` finds them; the reference and the TF32 tier are checked
+// by the tests above and below.
 std::vector<LadderStep> ladder_steps() {
-  std::vector<fs::path> files;
-  std::error_code ec;
-  for (const auto& entry : fs::recursive_directory_iterator(source_dir / "solutions", ec)) {
-    if (entry.path().extension() == ".cu" && entry.path().filename().string().starts_with("step")) {
-      files.push_back(entry.path());
-    }
-  }
-  std::ranges::sort(files);
   std::vector<LadderStep> out;
   for (Backend b : {Backend::sim, Backend::gpu}) {
-    for (const auto& f : files) out.push_back({b, f.parent_path().filename().string(), f});
+    for (const auto& t : all_tasks()) {
+      for (const auto& step : cudalab::ladder_steps(*t, source_dir / "solutions")) {
+        if (step.file.filename().string().starts_with("step")) out.push_back({b, t->info().id, step.file});
+      }
+    }
   }
   return out;
 }
@@ -186,7 +188,18 @@ struct WrongKernel {
   fs::path file;
   std::string verdict;
   std::string must_say;
+  std::vector<std::string> never_say;
+  std::string only_on;  ///< a backend name, or empty for every backend
 };
+
+/// "<verdict> | <text>" into its two parts; false when the bar is missing.
+bool split_expectation(const std::string& text, std::string& verdict, std::string& must_say) {
+  const auto bar = text.find(" | ");
+  if (bar == std::string::npos) return false;
+  verdict = text.substr(0, bar);
+  must_say = text.substr(bar + 3);
+  return true;
+}
 
 std::vector<WrongKernel> wrong_kernels() {
   std::vector<WrongKernel> out;
@@ -200,14 +213,21 @@ std::vector<WrongKernel> wrong_kernels() {
   for (Backend b : {Backend::sim, Backend::gpu}) {
     for (const auto& f : files) {
       std::ifstream in(f);
-      std::string first;
-      std::getline(in, first);
-      const std::string tag = "// expect: ";
-      const auto bar = first.find(" | ");
-      WrongKernel w{b, f.parent_path().filename().string(), f, "", ""};
-      if (first.rfind(tag, 0) == 0 && bar != std::string::npos) {
-        w.verdict = first.substr(tag.size(), bar - tag.size());
-        w.must_say = first.substr(bar + 3);
+      WrongKernel w{b, f.parent_path().filename().string(), f, "", "", {}, ""};
+      const std::string expect = "// expect: ";
+      const std::string backend_expect = std::string("// expect on ") + backend_name(b) + ": ";
+      const std::string never = "// never: ";
+      std::string line;
+      for (int i = 0; i < 6 && std::getline(in, line); ++i) {
+        if (line.rfind(expect, 0) == 0 && w.verdict.empty()) {
+          split_expectation(line.substr(expect.size()), w.verdict, w.must_say);
+        } else if (line.rfind(backend_expect, 0) == 0) {
+          split_expectation(line.substr(backend_expect.size()), w.verdict, w.must_say);
+        } else if (line.rfind(never, 0) == 0) {
+          w.never_say.push_back(line.substr(never.size()));
+        } else if (line.rfind("// only on: ", 0) == 0) {
+          w.only_on = line.substr(12);
+        }
       }
       out.push_back(w);
     }
@@ -233,6 +253,10 @@ class KnownWrong : public testing::TestWithParam<WrongKernel> {};
 TEST_P(KnownWrong, IsCaughtWithTheRightExplanation) {
   const auto& w = GetParam();
   ASSERT_FALSE(w.verdict.empty()) << w.file << ": the first line must be `// expect: <verdict> | <text>`";
+  if (!w.only_on.empty() && w.only_on != backend_name(w.backend)) {
+    GTEST_SKIP() << w.file.filename() << " is checked on " << w.only_on << " only: its outcome on "
+                 << backend_name(w.backend) << " is not determined";
+  }
   REQUIRE_BACKEND(w.backend, toolchain);
   const Task* task = find_task(w.exercise);
   ASSERT_NE(task, nullptr) << "tests/wrong/" << w.exercise << " is not an exercise";
@@ -241,6 +265,10 @@ TEST_P(KnownWrong, IsCaughtWithTheRightExplanation) {
   EXPECT_NE(all_text(r).find(w.must_say), std::string::npos)
       << "the report should say \"" << w.must_say << "\"; it says:\n"
       << all_text(r);
+  for (const auto& wrong : w.never_say) {
+    EXPECT_EQ(all_text(r).find(wrong), std::string::npos) << "the report must not say \"" << wrong << "\"; it says:\n"
+                                                          << all_text(r);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, KnownWrong, testing::ValuesIn(wrong_kernels()), wrong_kernel_name);
@@ -270,6 +298,11 @@ std::vector<Misbehaving> misbehaving_modules() {
     // documentation does, cudaErrorInvalidConfiguration.
     out.push_back({b, "01_increment", "bad_launch.cu", Verdict::cuda_error, "cudaErrorInvalid"});
     out.push_back({b, "02_vector_add", "writes_input.cu", Verdict::input_modified, "the input a changed"});
+    // The time limit holds whatever the child does to its file descriptors.
+    out.push_back({b, "01_increment", "closes_fds_and_spins.cu", Verdict::timeout, "did not finish within 2 s"});
+    // A reply the submission wrote itself is malformed: that case's runner error, nothing more.
+    out.push_back({b, "01_increment", "forges_reply.cu", Verdict::runner_error, "reply at n=1000 is unusable"});
+    out.push_back({b, "01_increment", "floods_reply.cu", Verdict::runner_error, "reply at n=1000 was longer than"});
   }
   return out;
 }
@@ -303,6 +336,52 @@ TEST_P(Runner, MisbehaviourGetsItsVerdictAndTheParentCarriesOn) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Misbehaving, Runner, testing::ValuesIn(misbehaving_modules()), misbehaving_name);
+
+// A case's inputs depend on the seed, the exercise and the case's size only: checking n=257 alone
+// gives it the inputs it gets in a full check, on every backend.
+TEST(CaseIdentity, ACheckOfOneSizeGivesItTheInputsOfTheFullCheck) {
+  REQUIRE_BACKEND(Backend::sim, toolchain);
+  const Task& task = *find_task("02_vector_add");
+  const fs::path printer = source_dir / "tests" / "misbehaving" / "prints_inputs.cu";
+  auto printed = [&](const ExerciseResult& r, const std::string& label) {
+    for (const auto& c : r.cases) {
+      if (c.c.label() != label) continue;
+      for (const auto& d : c.details) {
+        if (d.find("inputs of ") != std::string::npos) return d;
+      }
+    }
+    return std::string();
+  };
+  CheckOptions options = test_options();
+  options.seed = 7;
+  options.only_sizes = {257};
+  const auto one = check_exercise(task, *toolchain, printer, options);
+  options.only_sizes = {1, 2, 3, 31, 32, 33, 255, 256, 257};
+  const auto several = check_exercise(task, *toolchain, printer, options);
+  const std::string alone = printed(one, "n=257");
+  ASSERT_NE(alone.find("inputs of n=257: "), std::string::npos) << all_text(one);
+  EXPECT_EQ(printed(several, "n=257"), alone) << all_text(several);
+  options.seed = 8;
+  options.only_sizes = {257};
+  EXPECT_NE(printed(check_exercise(task, *toolchain, printer, options), "n=257"), alone)
+      << "another seed must give other inputs";
+}
+
+TEST(CaseIdentity, ASizeThatMatchesNoCaseIsRefusedWithTheValidSizes) {
+  const Task& task = *find_task("02_vector_add");
+  CheckOptions options = test_options();
+  options.only_sizes = {99999};
+  try {
+    (void)select_cases(task, Backend::sim, options);
+    FAIL() << "an empty selection must be refused";
+  } catch (const SelectionError& e) {
+    EXPECT_NE(std::string(e.what()).find("no check of 02_vector_add has n=99999; its sizes are 1, 2, 3,"),
+              std::string::npos)
+        << e.what();
+  }
+  options.only_sizes = {257, 99999};
+  EXPECT_EQ(select_cases(task, Backend::sim, options).size(), 1u);
+}
 
 TEST(Backend, GpuRequestWithoutGpuIsASetUpErrorThatNamesTheSimulator) {
   std::string why;

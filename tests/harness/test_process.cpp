@@ -1,13 +1,73 @@
 // The parent survives whatever the child does: each misbehaviour becomes a status.
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+
+#include <csignal>
+#include <fstream>
+#include <sstream>
+#include <thread>
 
 #include "cudalab/process.hpp"
 
 namespace cudalab {
 namespace {
+
+using namespace std::chrono_literals;
+
+std::string temp_path(const std::string& name) {
+  return testing::TempDir() + "cudalab-process-" + std::to_string(getpid()) + "-" + name;
+}
+
+// A zombie still answers kill(pid, 0), and whoever inherits an orphan may be slow to reap it.
+bool alive(pid_t pid) {
+  if (kill(pid, 0) != 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto paren = text.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= text.size()) return false;  // gone meanwhile
+  const char state = text[paren + 2];
+  return state != 'Z' && state != 'X';
+}
+
+bool gone_within(pid_t pid, std::chrono::milliseconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (alive(pid)) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(10ms);
+  }
+  return true;
+}
+
+// The pids a child mode wrote to `path` (it renames the file into place whole), or none in time.
+std::vector<pid_t> wait_for_pids(const std::string& path, std::size_t count) {
+  const auto until = std::chrono::steady_clock::now() + 3s;
+  while (std::chrono::steady_clock::now() < until) {
+    std::ifstream in(path);
+    std::vector<pid_t> pids;
+    for (pid_t p = 0; in >> p;) pids.push_back(p);
+    if (pids.size() >= count) return pids;
+    std::this_thread::sleep_for(10ms);
+  }
+  return {};
+}
+
+// Kills whatever a test left running, should it fail half-way.
+struct Leftovers {
+  std::vector<pid_t> pids;
+  std::string file;
+  ~Leftovers() {
+    for (pid_t p : pids) {
+      if (p > 0 && alive(p)) kill(p, SIGKILL);
+    }
+    if (!file.empty()) unlink(file.c_str());
+  }
+};
 
 ProcessResult run_child(const std::string& mode, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
   ProcessOptions opts;
@@ -51,6 +111,7 @@ TEST(Process, ExitCodeAndResultPipeAreCollected) {
   close(fds[0]);
   EXPECT_TRUE(r.ok());
   EXPECT_EQ(r.result, "{\"status\":\"ok\"}");
+  EXPECT_FALSE(r.result_overflow);
   EXPECT_EQ(r.output, "hello from the child\n");
 }
 
@@ -62,11 +123,190 @@ TEST(Process, NonZeroExitIsReported) {
 }
 
 TEST(Process, MissingProgramFailsCleanly) {
+  int fds[2];
+  ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
   ProcessOptions opts;
   opts.argv = {"/nonexistent/program"};
+  opts.inherit = {{fds[1], 4}};
+  opts.close_after_spawn = {fds[1]};
   auto r = run_process(opts);
   EXPECT_FALSE(r.ok());
-  EXPECT_EQ(r.exit_code, 127);
+  EXPECT_EQ(r.status, ProcessResult::Status::spawn_failed);
+  EXPECT_EQ(r.error, "cannot execute /nonexistent/program: No such file or directory");
+  EXPECT_EQ(r.output, "");
+  // The handed-over write end is closed here and was never kept by a child: the read end is at EOF.
+  pollfd p{fds[0], POLLIN, 0};
+  ASSERT_EQ(poll(&p, 1, 1000), 1);
+  EXPECT_NE(p.revents & POLLHUP, 0);
+  close(fds[0]);
+}
+
+TEST(Process, NonExecutableFileIsReportedAsSuch) {
+  const std::string path = temp_path("not-executable.sh");
+  std::ofstream(path) << "#!/bin/sh\nexit 0\n";
+  ASSERT_EQ(chmod(path.c_str(), 0644), 0);
+  ProcessOptions opts;
+  opts.argv = {path};
+  auto r = run_process(opts);
+  unlink(path.c_str());
+  EXPECT_EQ(r.status, ProcessResult::Status::spawn_failed);
+  EXPECT_EQ(r.error, "cannot execute " + path + ": Permission denied");
+}
+
+TEST(Process, ChildClosingItsPipesAndSpinningStillTimesOut) {
+  int fds[2];
+  ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
+  ProcessOptions opts;
+  opts.argv = {CUDALAB_TEST_CHILD, "close-and-spin"};
+  opts.inherit = {{fds[1], 4}};
+  opts.result_fd = fds[0];
+  opts.close_after_spawn = {fds[1]};
+  opts.timeout = 300ms;
+  auto r = run_process(opts);
+  close(fds[0]);
+  EXPECT_EQ(r.status, ProcessResult::Status::timed_out);
+  EXPECT_GE(r.wall_ms, 290);
+  EXPECT_LT(r.wall_ms, 1300);
+}
+
+TEST(Process, GrandchildIsKilledWhenTheChildExits) {
+  Leftovers left;
+  left.file = temp_path("grandchild.pid");
+  ProcessOptions opts;
+  opts.argv = {CUDALAB_TEST_CHILD, "grandchild", left.file};
+  opts.timeout = 4s;
+  auto r = run_process(opts);
+  // The grandchild holds the output pipe open: no waiting for that pipe's EOF.
+  EXPECT_TRUE(r.ok());
+  EXPECT_LT(r.wall_ms, 2000);
+  const auto pids = wait_for_pids(left.file, 1);
+  ASSERT_EQ(pids.size(), 1u);
+  left.pids = pids;
+  EXPECT_TRUE(gone_within(pids[0], 2s));
+}
+
+TEST(Process, ResultBeyondTheCapKillsTheChild) {
+  int fds[2];
+  ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
+  ProcessOptions opts;
+  opts.argv = {CUDALAB_TEST_CHILD, "result-flood"};
+  opts.inherit = {{fds[1], 4}};
+  opts.result_fd = fds[0];
+  opts.close_after_spawn = {fds[1]};
+  opts.timeout = 4s;
+  auto r = run_process(opts);
+  close(fds[0]);
+  EXPECT_TRUE(r.result_overflow);
+  EXPECT_EQ(r.result.size(), std::size_t{1} << 20);
+  EXPECT_EQ(r.result.find_first_not_of('r'), std::string::npos);
+  // It could not have written all of its 2 MiB: it was killed, and that is what is reported.
+  EXPECT_EQ(r.status, ProcessResult::Status::signaled);
+  EXPECT_EQ(r.signal, SIGKILL);
+}
+
+TEST(Process, OutputLeftInThePipeAtExitIsCollected) {
+  // All it wrote before exiting is collected, even through a pipe enlarged past one read's worth.
+  ProcessOptions opts;
+  opts.argv = {CUDALAB_TEST_CHILD, "pipe-burst"};
+  opts.timeout = 4s;
+  opts.max_output_bytes = 1 << 20;
+  opts.kept_output_bytes = 1 << 20;
+  auto r = run_process(opts);
+  EXPECT_TRUE(r.ok()) << r.output.substr(0, 200);
+  EXPECT_EQ(r.output_bytes, std::size_t{512} << 10);
+  EXPECT_EQ(r.output, std::string(std::size_t{512} << 10, 'o'));
+}
+
+TEST(Process, InheritedFdsLandWhereAskedWhateverTheirNumbers) {
+  // The result pipe's write end sits at a number that another fd is to take in the child: placing
+  // that one first must not overwrite it.
+  int fds[2];
+  ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
+  const int high = fcntl(fds[1], F_DUPFD_CLOEXEC, 40);
+  ASSERT_GE(high, 40);
+  const int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(devnull, 0);
+  ProcessOptions opts;
+  opts.argv = {CUDALAB_TEST_CHILD, "result", "arrived"};
+  opts.inherit = {{devnull, high}, {high, 4}};
+  opts.result_fd = fds[0];
+  opts.close_after_spawn = {fds[1], high};
+  auto r = run_process(opts);
+  close(fds[0]);
+  close(devnull);
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r.result, "arrived");
+}
+
+void ignore_signal(int) {}
+
+TEST(Process, SignalsToTheParentDoNotDisturbTheWait) {
+  // A handler without SA_RESTART and a 1 ms timer: poll, read and waitpid get EINTR all along.
+  struct sigaction action {};
+  struct sigaction old_action {};
+  action.sa_handler = ignore_signal;
+  sigemptyset(&action.sa_mask);
+  ASSERT_EQ(sigaction(SIGALRM, &action, &old_action), 0);
+  itimerval every_ms{{0, 1000}, {0, 1000}};
+  ASSERT_EQ(setitimer(ITIMER_REAL, &every_ms, nullptr), 0);
+  auto napped = run_child("nap");
+  auto hung = run_child("hang", 200ms);
+  itimerval off{};
+  setitimer(ITIMER_REAL, &off, nullptr);
+  sigaction(SIGALRM, &old_action, nullptr);
+  EXPECT_TRUE(napped.ok());
+  EXPECT_EQ(napped.output, "rested\n");
+  EXPECT_EQ(hung.status, ProcessResult::Status::timed_out);
+  EXPECT_LT(hung.wall_ms, 1200);
+}
+
+// A process of its own that runs `argv` through run_process, to be killed in the middle.
+pid_t start_intermediate(const std::vector<std::string>& argv) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    ProcessOptions opts;
+    opts.argv = argv;
+    opts.timeout = 4s;  // the fallback if the test goes wrong: well past its checks
+    run_process(opts);
+    _exit(0);
+  }
+  return pid;
+}
+
+TEST(Process, ChildDiesWhenTheParentIsKilled) {
+  Leftovers left;
+  left.file = temp_path("spin.pid");
+  const pid_t intermediate = start_intermediate({CUDALAB_TEST_CHILD, "spin", left.file});
+  ASSERT_GT(intermediate, 0);
+  left.pids = {intermediate};
+  const auto pids = wait_for_pids(left.file, 1);
+  ASSERT_EQ(pids.size(), 1u);
+  left.pids.push_back(pids[0]);
+  ASSERT_TRUE(alive(pids[0]));
+  // SIGKILL: no handler runs in the parent; PR_SET_PDEATHSIG is what stops the child.
+  ASSERT_EQ(kill(intermediate, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(intermediate, &status, 0), intermediate);
+  EXPECT_TRUE(gone_within(pids[0], 2s));
+}
+
+TEST(Process, TerminatingTheParentKillsTheChildsWholeGroup) {
+  Leftovers left;
+  left.file = temp_path("family.pid");
+  const pid_t intermediate = start_intermediate({CUDALAB_TEST_CHILD, "spin-family", left.file});
+  ASSERT_GT(intermediate, 0);
+  left.pids = {intermediate};
+  const auto pids = wait_for_pids(left.file, 2);
+  ASSERT_EQ(pids.size(), 2u);
+  left.pids.insert(left.pids.end(), pids.begin(), pids.end());
+  ASSERT_TRUE(alive(pids[1]));
+  // The grandchild has no parent-death signal: only the parent's SIGTERM handler can kill it.
+  ASSERT_EQ(kill(intermediate, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(intermediate, &status, 0), intermediate);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "the handler re-raises SIGTERM";
+  EXPECT_TRUE(gone_within(pids[0], 2s));
+  EXPECT_TRUE(gone_within(pids[1], 2s));
 }
 
 }  // namespace

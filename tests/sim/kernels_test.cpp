@@ -288,13 +288,13 @@ TEST(SimLaunch, ConfigurationErrorsAsCudaReportsThem) {
 
 TEST(SimLaunch, RecordsAllocationsCopiesAndLaunches) {
   ENTRY("launch.cu", recorded_run, int(const float*, float*, int));
-  auto& rec = runner::run_records();
-  rec = {};
-  rec.recording = true;
+  runner::clear_records();
+  runner::start_recording();
   const int n = 200;
   std::vector<float> in(n, 1.5f), out(n, 0.0f);
   const int err = recorded_run(in.data(), out.data(), n);
-  rec.recording = false;
+  runner::stop_recording();
+  const protocol::Records rec = runner::snapshot_records();
   ASSERT_EQ(err, cudaSuccess);
   EXPECT_EQ(out, in);
   ASSERT_EQ(rec.allocations.size(), 3u);
@@ -302,11 +302,11 @@ TEST(SimLaunch, RecordsAllocationsCopiesAndLaunches) {
   EXPECT_TRUE(rec.allocations[0].freed);
   EXPECT_TRUE(rec.allocations[1].freed);
   EXPECT_FALSE(rec.allocations[2].freed);  // the leaked counter
-  EXPECT_FALSE(rec.allocations[0].host);
+  EXPECT_EQ(rec.allocations[0].kind, protocol::MemoryKind::device);
   ASSERT_EQ(rec.copies.size(), 3u);
-  EXPECT_EQ(rec.copies[0].kind, "HostToDevice");
-  EXPECT_EQ(rec.copies[1].kind, "DeviceToDevice");
-  EXPECT_EQ(rec.copies[2].kind, "DeviceToHost");
+  EXPECT_EQ(rec.copies[0].kind, protocol::CopyKind::host_to_device);
+  EXPECT_EQ(rec.copies[1].kind, protocol::CopyKind::device_to_device);
+  EXPECT_EQ(rec.copies[2].kind, protocol::CopyKind::device_to_host);
   for (const auto& c : rec.copies) EXPECT_EQ(c.bytes, n * sizeof(float));
   ASSERT_EQ(rec.launches.size(), 2u);
   EXPECT_EQ(rec.launches[0].kernel, "tiled_copy");
@@ -317,7 +317,7 @@ TEST(SimLaunch, RecordsAllocationsCopiesAndLaunches) {
   EXPECT_EQ(rec.launches[1].kernel, "big_dynamic");
   EXPECT_EQ(rec.launches[1].dynamic_shared_bytes, 32 * sizeof(int));
   EXPECT_EQ(rec.launches[1].static_shared_bytes, 0u);
-  rec = {};
+  runner::clear_records();
 }
 
 TEST(SimLaunch, EveryLaunchFormRunsOnceAndDecoysDoNot) {
@@ -333,6 +333,137 @@ TEST(SimLaunch, StreamsEventsAsyncCopies) {
   EXPECT_GE(ms, 0.0f);
   EXPECT_LT(ms, 1000.0f);
   EXPECT_EQ(value, 42);
+}
+
+}  // namespace
+}  // namespace cudalab::sim::test
+
+namespace cudalab::sim::test {
+namespace {
+
+// ---- poison.cu ---------------------------------------------------------------------------------
+
+bool all_nan(const std::vector<float>& v) {
+  return std::all_of(v.begin(), v.end(), [](float x) { return std::isnan(x); });
+}
+
+TEST(SimPoison, UnwrittenSharedReadsGarbageInEveryBlock) {
+  ENTRY("poison.cu", unwritten_shared, int(int, float*, int*, float*, float*));
+  // 4 blocks of 32 threads run one after the other on one host thread: blocks 1-3 would see what
+  // block 0 wrote if shared memory were not poisoned per block. 128 blocks run on all threads.
+  for (int blocks : {1, 4, 128}) {
+    const int n = blocks * 32;
+    std::vector<float> f(n, 0.0f), ns(n, 0.0f), dyn(n, 0.0f);
+    std::vector<int> i(n, 0);
+    ASSERT_EQ(unwritten_shared(blocks, f.data(), i.data(), ns.data(), dyn.data()), cudaSuccess);
+    EXPECT_TRUE(all_nan(f)) << "static __shared__ float, " << blocks << " blocks";
+    EXPECT_EQ(i, std::vector<int>(n, -1)) << "static __shared__ int, " << blocks << " blocks";
+    EXPECT_TRUE(all_nan(ns)) << "namespace-scope __shared__, " << blocks << " blocks";
+    EXPECT_TRUE(all_nan(dyn)) << "extern __shared__, " << blocks << " blocks";
+  }
+}
+
+TEST(SimPoison, TemplatesVolatileAndNamespacedSharedToo) {
+  ENTRY("poison.cu", unwritten_shared_templates, int(int, float*, int*, int*));
+  for (int blocks : {1, 4}) {
+    const int n = blocks * 32;
+    std::vector<float> f(2 * n, 0.0f);
+    std::vector<int> i(2 * n, 0), ns(2 * n, 0);
+    ASSERT_EQ(unwritten_shared_templates(blocks, f.data(), i.data(), ns.data()), cudaSuccess);
+    EXPECT_TRUE(all_nan(f)) << blocks << " blocks";
+    EXPECT_EQ(i, std::vector<int>(2 * n, -1)) << blocks << " blocks";
+    EXPECT_EQ(ns, std::vector<int>(2 * n, -1)) << blocks << " blocks";
+  }
+}
+
+TEST(SimPoison, ReductionThatLeavesSharedUnwrittenIsWrongOnOneBlock) {
+  ENTRY("poison.cu", buggy_reduction, int(const float*, int, float*));
+  const std::vector<float> in(128, 1.0f);
+  float sum = 0.0f;
+  ASSERT_EQ(buggy_reduction(in.data(), 128, &sum), cudaSuccess);  // every slot written: correct
+  EXPECT_EQ(sum, 128.0f);
+  ASSERT_EQ(buggy_reduction(in.data(), 100, &sum), cudaSuccess);  // 28 slots never written
+  EXPECT_TRUE(std::isnan(sum)) << sum;
+}
+
+TEST(SimPoison, OncePerBlockNotOncePerPass) {
+  ENTRY("poison.cu", poisoned_once_per_block, int(int, int*));
+  for (int blocks : {1, 3, 64}) {
+    std::vector<int> out(blocks * 64, -7);
+    ASSERT_EQ(poisoned_once_per_block(blocks, out.data()), cudaSuccess);
+    for (int g = 0; g < blocks * 64; ++g) ASSERT_EQ(out[g], (g % 64 + 1) % 64) << g << " of " << blocks << " blocks";
+  }
+}
+
+TEST(SimPoison, StaticSharedBytesInRecordsAreUnchanged) {
+  ENTRY("launch.cu", recorded_run, int(const float*, float*, int));
+  runner::clear_records();
+  runner::start_recording();
+  std::vector<float> in(200, 1.5f), out(200, 0.0f);
+  const int err = recorded_run(in.data(), out.data(), 200);
+  runner::stop_recording();
+  const protocol::Records rec = runner::snapshot_records();
+  runner::clear_records();
+  ASSERT_EQ(err, cudaSuccess);
+  ASSERT_EQ(rec.launches.size(), 2u);
+  // Four blocks each reach the declarations; block 0's first pass alone sizes them.
+  EXPECT_EQ(rec.launches[0].static_shared_bytes, (64 + 16 + 8) * sizeof(float));
+}
+
+// ---- host_pointers.cu ----------------------------------------------------------------------------
+
+TEST(SimHostPointers, HostPointerArgumentIsAnIllegalAddress) {
+  ENTRY("host_pointers.cu", launch_on_host_pointer, int(int*, int, int*));
+  std::vector<int> data(32, 4);
+  int later = -1;
+  runner::clear_records();
+  runner::start_recording();
+  testing::internal::CaptureStderr();
+  const int err = launch_on_host_pointer(data.data(), 32, &later);
+  const std::string printed = testing::internal::GetCapturedStderr();
+  runner::stop_recording();
+  const protocol::Records rec = runner::snapshot_records();
+  runner::clear_records();
+  EXPECT_EQ(err, cudaErrorIllegalAddress);
+  EXPECT_EQ(later, cudaErrorIllegalAddress);  // sticky, as after a fault on a GPU
+  EXPECT_EQ(data, std::vector<int>(32, 4));   // the kernel did not run
+  EXPECT_EQ(printed,
+            "cudalab-sim: kernel 'increment_by_one' argument 1 (data) is a host pointer: device code cannot read or "
+            "write host memory; cudaMalloc device memory, cudaMemcpy the data there and pass that pointer\n");
+  ASSERT_TRUE(rec.first_failed_call.has_value());
+  EXPECT_EQ(rec.first_failed_call->call, "increment_by_one<<<(1,1,1), (32,1,1)>>>(data, n)");
+  EXPECT_EQ(rec.first_failed_call->error, "cudaErrorIllegalAddress");
+  EXPECT_EQ(rec.first_failed_call->cause.rfind("argument 1 (data) is a host pointer", 0), 0u)
+      << rec.first_failed_call->cause;
+}
+
+TEST(SimHostPointers, MessageNamesTheArgumentAsWritten) {
+  ENTRY("host_pointers.cu", second_argument_is_host, int(int*));
+  ENTRY("host_pointers.cu", address_of_device_variable, int());
+  int host = 1;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(second_argument_is_host(&host), cudaErrorIllegalAddress);
+  EXPECT_EQ(address_of_device_variable(), cudaErrorIllegalAddress);
+  const std::string printed = testing::internal::GetCapturedStderr();
+  EXPECT_NE(printed.find("kernel 'add_to' argument 2 (host) is a host pointer"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("kernel 'add_to' argument 1 (&device_counter) is a host pointer"), std::string::npos)
+      << printed;
+  EXPECT_EQ(std::count(printed.begin(), printed.end(), '\n'), 2) << printed;
+}
+
+TEST(SimHostPointers, DeviceManagedPinnedNullAndEndPointersAreAccepted) {
+  ENTRY("host_pointers.cu", legitimate_pointers, int(int*));
+  std::vector<int> values(20, -1);
+  testing::internal::CaptureStderr();
+  const int err = legitimate_pointers(values.data());
+  const std::string printed = testing::internal::GetCapturedStderr();
+  ASSERT_EQ(err, cudaSuccess) << printed;
+  EXPECT_EQ(printed, "");
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(values[i], i == 10 ? 3 : 2) << i;
+  EXPECT_EQ(values[16], 11);  // managed
+  EXPECT_EQ(values[17], 11);  // pinned
+  EXPECT_EQ(values[18], 13);  // __device__ symbol through cudaGetSymbolAddress
+  EXPECT_EQ(values[19], 16);  // __managed__ variable
 }
 
 }  // namespace

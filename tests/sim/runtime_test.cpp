@@ -15,7 +15,8 @@ class SimRuntime : public ::testing::Test {
  protected:
   void TearDown() override {
     cudaGetLastError();
-    cudalab::runner::run_records() = {};
+    cudalab::runner::stop_recording();
+    cudalab::runner::clear_records();
   }
 };
 
@@ -122,11 +123,13 @@ TEST_F(SimRuntime, PinnedMemoryIsHostSide) {
 }
 
 TEST_F(SimRuntime, RecordsOnlyWhileRecording) {
-  auto& rec = cudalab::runner::run_records();
-  rec = {};
+  namespace records = cudalab::runner;
+  using cudalab::protocol::CopyKind;
+  using cudalab::protocol::MemoryKind;
+  records::clear_records();
   void* before = nullptr;
   cudaMalloc(&before, 8);
-  rec.recording = true;
+  records::start_recording();
   void* d = nullptr;
   void* h = nullptr;
   char buf[32] = {};
@@ -134,23 +137,72 @@ TEST_F(SimRuntime, RecordsOnlyWhileRecording) {
   cudaMallocHost(&h, 16);
   cudaMemcpy(d, buf, 32, cudaMemcpyHostToDevice);
   cudaMemcpy(buf, d, 16, cudaMemcpyDeviceToHost);
-  cudaMemcpy(d, buf, 64, cudaMemcpyHostToDevice);  // fails: not recorded
+  cudaMemcpy(d, buf, 64, cudaMemcpyHostToDevice);  // fails: not recorded as a copy
   cudaMemset(d, 0, 32);                            // not a copy
   cudaFree(d);
   cudaFree(before);  // allocated before recording: no record to mark
-  rec.recording = false;
+  records::stop_recording();
   cudaFreeHost(h);
+  const auto rec = records::snapshot_records();
   ASSERT_EQ(rec.allocations.size(), 2u);
   EXPECT_EQ(rec.allocations[0].bytes, 32u);
-  EXPECT_FALSE(rec.allocations[0].host);
+  EXPECT_EQ(rec.allocations[0].kind, MemoryKind::device);
   EXPECT_TRUE(rec.allocations[0].freed);
-  EXPECT_TRUE(rec.allocations[1].host);
+  EXPECT_EQ(rec.allocations[1].kind, MemoryKind::pinned);
   EXPECT_FALSE(rec.allocations[1].freed);
   ASSERT_EQ(rec.copies.size(), 2u);
-  EXPECT_EQ(rec.copies[0].kind, "HostToDevice");
+  EXPECT_EQ(rec.copies[0].kind, CopyKind::host_to_device);
+  EXPECT_EQ(rec.copies[0].api, "cudaMemcpy");
   EXPECT_EQ(rec.copies[0].bytes, 32u);
-  EXPECT_EQ(rec.copies[1].kind, "DeviceToHost");
+  EXPECT_EQ(rec.copies[1].kind, CopyKind::device_to_host);
   EXPECT_EQ(rec.copies[1].dst, reinterpret_cast<std::uintptr_t>(buf));
+  // The failing copy is the first failed call, with its cause.
+  ASSERT_TRUE(rec.first_failed_call.has_value());
+  EXPECT_EQ(rec.first_failed_call->error, "cudaErrorInvalidValue");
+  EXPECT_NE(rec.first_failed_call->cause.find("64 bytes do not fit in the 32 bytes allocated at dst"),
+            std::string::npos)
+      << rec.first_failed_call->cause;
+}
+
+TEST_F(SimRuntime, SwappedCopyIsExplainedAsSwapped) {
+  namespace records = cudalab::runner;
+  std::vector<float> host(100, 1.0f);
+  float* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 100 * sizeof(float)), cudaSuccess);
+  records::clear_records();
+  records::start_recording();
+  // Destination and source the wrong way round for a host-to-device copy.
+  EXPECT_EQ(cudaMemcpy(host.data(), d, 100 * sizeof(float), cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+  records::stop_recording();
+  const auto rec = records::snapshot_records();
+  ASSERT_TRUE(rec.first_failed_call.has_value());
+  EXPECT_EQ(rec.first_failed_call->call.rfind("cudaMemcpy(dst=host ", 0), 0u) << rec.first_failed_call->call;
+  EXPECT_NE(rec.first_failed_call->cause.find("the destination comes first"), std::string::npos)
+      << rec.first_failed_call->cause;
+  cudaFree(d);
+}
+
+TEST_F(SimRuntime, ManagedTwoDimensionalAndSymbolCopiesAreRecordedOnce) {
+  namespace records = cudalab::runner;
+  using cudalab::protocol::MemoryKind;
+  records::clear_records();
+  records::start_recording();
+  void* m = nullptr;
+  ASSERT_EQ(cudaMallocManaged(&m, 64), cudaSuccess);
+  void* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 64), cudaSuccess);
+  char host[64] = {};
+  ASSERT_EQ(cudaMemcpy2D(d, 16, host, 16, 16, 4, cudaMemcpyHostToDevice), cudaSuccess);
+  records::stop_recording();
+  const auto rec = records::snapshot_records();
+  ASSERT_EQ(rec.allocations.size(), 2u);
+  EXPECT_EQ(rec.allocations[0].kind, MemoryKind::managed);
+  EXPECT_EQ(rec.allocations[0].api, "cudaMallocManaged");
+  ASSERT_EQ(rec.copies.size(), 1u);
+  EXPECT_EQ(rec.copies[0].api, "cudaMemcpy2D");
+  EXPECT_EQ(rec.copies[0].bytes, 64u);
+  cudaFree(m);
+  cudaFree(d);
 }
 
 TEST_F(SimRuntime, StreamAndEventHandlesAreValidated) {

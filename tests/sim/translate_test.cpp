@@ -32,8 +32,8 @@ constexpr const char* kLambda = "[&](auto&... cudalab_sim_args) { ";
 
 TEST(SimTranslate, SimpleLaunch) {
   EXPECT_EQ(body("void f(int* d) { k<<<g, b>>>(d, 3); }\n"),
-            std::string("void f(int* d) { ::cudalab_sim::launch(\"k\", ::cudalab_sim::kernel_address(k), ") + kLambda +
-                "k(cudalab_sim_args...); }, ::cudalab_sim::config(g, b), d, 3); }\n");
+            std::string("void f(int* d) { ::cudalab_sim::launch(\"k\", \"d, 3\", ::cudalab_sim::kernel_address(k), ") +
+                kLambda + "k(cudalab_sim_args...); }, ::cudalab_sim::config(g, b), d, 3); }\n");
 }
 
 TEST(SimTranslate, FourPartConfigAndNoArguments) {
@@ -45,7 +45,8 @@ TEST(SimTranslate, FourPartConfigAndNoArguments) {
 TEST(SimTranslate, TemplatedKernelWithCommasAndExpressions) {
   const std::string out =
       body("void f() { ns::k<float, 4><<<dim3(n / 2, (m > 1) ? m : 1), f(a, b)>>>(x, h(y, z)); }\n");
-  EXPECT_NE(out.find("launch(\"ns::k<float, 4>\", ::cudalab_sim::kernel_address(ns::k<float, 4>)"), std::string::npos)
+  EXPECT_NE(out.find("launch(\"ns::k<float, 4>\", \"x, h(y, z)\", ::cudalab_sim::kernel_address(ns::k<float, 4>)"),
+            std::string::npos)
       << out;
   EXPECT_NE(out.find("ns::k<float, 4>(cudalab_sim_args...)"), std::string::npos) << out;
   EXPECT_NE(out.find("config(dim3(n / 2, (m > 1) ? m : 1), f(a, b)), x, h(y, z));"), std::string::npos) << out;
@@ -55,8 +56,10 @@ TEST(SimTranslate, DeducedTemplateKernelHasNoAddress) {
   const std::string out = body(
       "template <typename T> __global__ void add(T* p, T v) {}\n"
       "void f(float* p) { add<<<1, 32>>>(p, 1.0f); add<float><<<1, 32>>>(p, 2.0f); }\n");
-  EXPECT_NE(out.find("launch(\"add\", nullptr,"), std::string::npos) << out;
-  EXPECT_NE(out.find("launch(\"add<float>\", ::cudalab_sim::kernel_address(add<float>)"), std::string::npos) << out;
+  EXPECT_NE(out.find("launch(\"add\", \"p, 1.0f\", nullptr,"), std::string::npos) << out;
+  EXPECT_NE(out.find("launch(\"add<float>\", \"p, 2.0f\", ::cudalab_sim::kernel_address(add<float>)"),
+            std::string::npos)
+      << out;
 }
 
 TEST(SimTranslate, ShiftsAndNestedTemplatesAreNotLaunches) {
@@ -113,16 +116,50 @@ TEST(SimTranslate, ExternSharedAtNamespaceScopeIsSubstituted) {
   EXPECT_EQ(lines(out), 5u);
 }
 
-TEST(SimTranslate, StaticSharedIsNotedInFunctionsOnly) {
+TEST(SimTranslate, StaticSharedIsNotedInFunctionsAndRegisteredAtNamespaceScope) {
   const std::string out = body(
-      "__shared__ int file_scope[4];\n"
+      "__shared__ int file_scope[4], other;\n"
+      "template <class T> __shared__ T templated;\n"
       "__global__ void k() {\n"
       "  __shared__ float a[16][16], b;\n"
       "  __shared__ typename Foo<int, 2>::type c;\n"
-      "}\n");
-  EXPECT_NE(out.find("__shared__ int file_scope[4];\n"), std::string::npos) << out;
+      "  volatile __shared__ __align__(16) int d[8];\n"
+      "}\n"
+      "auto f = [] { __shared__ int in_lambda; };\n");
+  EXPECT_NE(out.find("__shared__ int file_scope[4], other; CUDALAB_SIM_NAMESPACE_SHARED(file_scope); "
+                     "CUDALAB_SIM_NAMESPACE_SHARED(other);\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("template <class T> __shared__ T templated;\n"), std::string::npos) << out;  // not attempted
   EXPECT_NE(out.find("b; CUDALAB_SIM_NOTE_SHARED(a); CUDALAB_SIM_NOTE_SHARED(b);"), std::string::npos) << out;
   EXPECT_NE(out.find("c; CUDALAB_SIM_NOTE_SHARED(c);"), std::string::npos) << out;
+  EXPECT_NE(out.find("d[8]; CUDALAB_SIM_NOTE_SHARED(d);"), std::string::npos) << out;
+  EXPECT_NE(out.find("in_lambda; CUDALAB_SIM_NOTE_SHARED(in_lambda);"), std::string::npos) << out;
+  EXPECT_EQ(lines(out), 8u);
+}
+
+TEST(SimTranslate, ManagedVariablesAreRegistered) {
+  const std::string out = body(
+      "__device__ __managed__ int counter = 0, table[4];\n"
+      "extern __managed__ int elsewhere;\n"
+      "void f() { __managed__ int not_at_namespace_scope; }\n");
+  EXPECT_NE(out.find("table[4]; CUDALAB_SIM_MANAGED_VARIABLE(counter); CUDALAB_SIM_MANAGED_VARIABLE(table);\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("extern __managed__ int elsewhere;\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("not_at_namespace_scope; }\n"), std::string::npos) << out;
+}
+
+TEST(SimTranslate, LaunchArgumentTextIsOneEscapedLine) {
+  const std::string out = body(
+      "void f() {\n"
+      "  k<<<1, 1>>>(p,\n"
+      "              \"a\\\"b\", '\\\\');\n"
+      "  k<<<1, 1>>>();\n"
+      "}\n");
+  EXPECT_NE(out.find(R"(launch("k", "p, \"a\\\"b\", '\\\\'", )"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"(launch("k", "", )"), std::string::npos) << out;
+  EXPECT_EQ(lines(out), 5u);
 }
 
 TEST(SimTranslate, LinesArePreserved) {
@@ -144,7 +181,7 @@ TEST(SimTranslate, LinesArePreserved) {
   const std::string out = body(src);
   EXPECT_EQ(lines(out), lines(src));
   EXPECT_EQ(line_of(out, "marker_after"), 8u);
-  EXPECT_EQ(line_of(out, "d_marker"), 10u);
+  EXPECT_EQ(line_of(out, "d_marker);"), 10u);  // not its copy in the argument text
   EXPECT_EQ(line_of(out, "marker_end"), 13u);
   EXPECT_EQ(line_of(out, "2)"), 6u);  // the config keeps its lines
 }

@@ -42,7 +42,7 @@ inline std::vector<Case> small_cases(const Task& t) {
   return out;
 }
 
-/// The checker's rule (DESIGN.md): |actual − value| ≤ tolerance, NaN and Inf never pass.
+/// The checker's rule: |actual − value| ≤ tolerance, NaN and Inf never pass.
 /// Returns the number of failing elements.
 inline std::size_t mismatches(const Expected& e, std::span<const double> actual) {
   std::size_t bad = 0;

@@ -1,4 +1,5 @@
-// What every task promises about its cases and inputs (DESIGN.md, "Checking a submission").
+// What every task promises about its cases and inputs: sizes around every boundary, seeded inputs that are never all
+// zeros.
 #include <gtest/gtest.h>
 
 #include <climits>

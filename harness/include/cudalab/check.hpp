@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "cudalab/protocol.hpp"
 #include "cudalab/task.hpp"
 
 namespace cudalab {
@@ -80,15 +79,14 @@ std::vector<std::string> describe_mismatches(const OutputComparison& cmp, const 
 
 /// What the launch and copy records say is missing or unnecessary, one sentence each: "no kernel
 /// ran on the GPU", "03_matmul must use shared memory: ...", "b was copied back to the host but
-/// never changed". `buffers` are the case's buffers (names and roles); `records` is the runner's
-/// records JSON; `launches_recorded` is false where launches could not be traced (then no launch
-/// rule applies).
+/// never changed". `buffers` are the case's buffers (names and roles); `records` are the runner's;
+/// `launches_recorded` is false where launches could not be traced (then no launch rule applies).
 std::vector<std::string> requirement_failures(const TaskInfo& info, const std::vector<Buffer>& buffers,
-                                              const nlohmann::json& records, bool launches_recorded);
+                                              const protocol::Records& records, bool launches_recorded);
 
 /// A one-line summary of the launches for reports: "2 launches: sum_of_squares<<<(132,1,1), (256,1,1)>>>
 /// 1024 B shared, ...".
-std::string describe_launches(const nlohmann::json& records);
+std::string describe_launches(const protocol::Records& records);
 
 /// A case's dimensions and whether it passed, for hints across sizes.
 struct CaseOutcome {

@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cudalab/check.hpp"
+#include "cudalab/protocol.hpp"
 #include "cudalab/task.hpp"
 #include "cudalab/toolchain.hpp"
 
@@ -34,7 +36,7 @@ struct CaseResult {
   std::vector<std::string> details;  ///< mismatches, the submission's output, …
   std::vector<std::string> hints;    ///< what the mistake looks like
   double solve_ms = 0;               ///< wall time of solve in the runner (not a benchmark)
-  nlohmann::json records;            ///< launches, copies, allocations
+  protocol::Records records;         ///< launches, copies, allocations
   bool launches_recorded = false;    ///< false where kernel launches could not be traced
 };
 
@@ -53,6 +55,15 @@ struct ExerciseResult {
   [[nodiscard]] const CaseResult* first_failure() const;
 };
 
+/// A selection of sizes that matches no case: a usage error, with the valid sizes in its message.
+struct SelectionError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+/// The cases a check runs on `backend`: all of the task's, or those whose first dimension is in
+/// `options.only_sizes`. Throws SelectionError when that leaves none.
+std::vector<Case> select_cases(const Task& task, Backend backend, const CheckOptions& options);
+
 /// Called before each case runs: (exercise, case index, case count, case).
 using ProgressFn = std::function<void(const Task&, std::size_t, std::size_t, const Case&)>;
 
@@ -60,14 +71,14 @@ using ProgressFn = std::function<void(const Task&, std::size_t, std::size_t, con
 ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, const std::filesystem::path& source,
                               const CheckOptions& options, const ProgressFn& progress = {});
 
-/// One call of the runner: which module, at which case, with which extra spec fields (the bench
-/// mode and its policy) and limits.
+/// One call of the runner: which module, at which case, in which mode (check, or bench with its
+/// policy: `spec`'s other fields are filled in from the task and the buffers) and under which limits.
 struct RunnerCall {
   const Task& task;
   const Toolchain& toolchain;
   std::filesystem::path module;
   Case c;
-  nlohmann::json extra_spec;
+  protocol::Spec spec;
   std::chrono::milliseconds timeout;
   std::size_t max_output_bytes;
 };
@@ -75,13 +86,10 @@ struct RunnerCall {
 /// Runs the module on `sets` (one or more input sets of the case, outputs poisoned) in a child
 /// process, then judges every set's outputs against `expected()` (called once the child has
 /// started, so the reference can be computed meanwhile). `reply`, if given, receives the runner's
-/// JSON result.
+/// reply when the run succeeded.
 CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buffer>>& sets,
                        const std::function<const std::vector<std::vector<Expected>>&()>& expected,
-                       nlohmann::json* reply);
-
-/// Independent seed for case `index` of exercise `number` under the run's seed.
-std::uint64_t case_seed(std::uint64_t seed, int number, std::size_t index);
+                       protocol::Reply* reply);
 
 /// Runs one case of an already compiled module (used by check_exercise and the tests).
 CaseResult run_case(const Task& task, const Toolchain& toolchain, const std::filesystem::path& module, const Case& c,

@@ -2,6 +2,7 @@
 // same key, so re-checking an unchanged kernel.cu skips the compiler.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -19,7 +20,14 @@ std::string content_key(const std::vector<std::string_view>& parts);
 /// Reads a whole file; throws std::runtime_error with the path when it cannot.
 std::string read_file(const std::filesystem::path& path);
 
-/// Returns `cache_dir/<key>.so` if present; otherwise runs `compile(tmp_output)` and, when the
+/// How long a compiled module stays in the cache after its last use.
+inline constexpr std::chrono::hours module_max_age{24 * 30};
+
+/// Removes modules (and their logs) last used more than `max_age` ago, and leftovers of compiles
+/// that were killed more than a day ago. cached_compile does this once per process and folder.
+void evict_stale_modules(const std::filesystem::path& cache_dir, std::chrono::hours max_age);
+
+/// Returns `cache_dir/<key>.so` if present (and marks it used); otherwise runs `compile(tmp_output)` and, when the
 /// compiler succeeded, moves its output into place atomically (concurrent graders are safe).
 /// `compile` returns the compiler's process result and fills `command` with its command line.
 CompileResult cached_compile(

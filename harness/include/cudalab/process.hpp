@@ -19,25 +19,52 @@ struct ProcessOptions {
   std::chrono::milliseconds timeout{60'000};
   std::size_t max_output_bytes = 1 << 20;    ///< stdout+stderr beyond this: the child is killed
   std::size_t kept_output_bytes = 16 << 10;  ///< how much of the output is kept for the report
+  std::size_t max_result_bytes = 1 << 20;    ///< result_fd beyond this: the child is killed, result_overflow set
 };
 
 /// How the child ended and what it printed.
 struct ProcessResult {
-  enum class Status { exited, signaled, timed_out, output_flood, spawn_failed };
+  /// How the child ended. `timed_out` and `output_flood` mean run_process killed it for that reason
+  /// (whatever its wait status then was); `exited` and `signaled` are its own end as observed.
+  enum class Status {
+    exited,        ///< it exited: exit_code holds the code
+    signaled,      ///< a signal ended it: signal holds the number (SIGKILL too, if result_overflow)
+    timed_out,     ///< still running at the deadline: killed
+    output_flood,  ///< printed more than max_output_bytes: killed
+    spawn_failed,  ///< never ran: no pipe or process, or execv failed; error says why
+  };
   Status status = Status::spawn_failed;
   int exit_code = -1;
   int signal = 0;
   std::string output;  ///< stdout and stderr interleaved, the first kept_output_bytes
   std::size_t output_bytes = 0;
-  std::string result;  ///< what arrived on result_fd
+  std::string result;            ///< what arrived on result_fd, the first max_result_bytes
+  bool result_overflow = false;  ///< result_fd brought more than max_result_bytes: the child was killed
   double wall_ms = 0;
-  std::string error;  ///< why the spawn failed
+  /// Why the spawn failed ("cannot execute /path: No such file or directory"), or, with another
+  /// status, an internal failure of the wait (poll) that made run_process kill the child.
+  std::string error;
 
   [[nodiscard]] bool ok() const { return status == Status::exited && exit_code == 0; }
 };
 
 /// Starts `options.argv[0]` in its own process group with stdin from /dev/null, collects its
-/// output, and kills the whole group on timeout or output flood. Never throws for child failures.
+/// output, and returns once the child has been reaped. Never throws for child failures.
+///
+/// Guarantees:
+/// - The wait is bounded by `options.timeout` whatever the child does (closing its pipes and
+///   spinning included): the child's exit is watched through a pidfd, not only its pipes' EOF.
+/// - On every way out (normal exit, timeout, flood, result overflow, exec failure) the child's
+///   whole process group gets SIGKILL before the child is reaped, so a grandchild it left behind
+///   does not outlive the call. A descendant that moved itself to another group or session escapes.
+/// - If the calling process dies, the child gets SIGKILL (PR_SET_PDEATHSIG; tied to the calling
+///   thread, which run_process keeps busy until the end). On the first call, handlers are
+///   installed for SIGINT, SIGTERM and SIGHUP where their disposition is still the default: they
+///   SIGKILL the groups of all children running at that moment, then let the signal end the process
+///   as it would have. Ctrl-C thus stops the children too, though each lives in a group of its own.
+/// - `close_after_spawn` fds are closed on every way out, the spawn failed or not; `result_fd` is not.
+/// - The child starts with an empty signal mask, fds 0-2 mapped (stdin /dev/null, stdout and
+///   stderr to the output pipe), the `inherit` fds at their numbers, and no core dumps.
 ProcessResult run_process(const ProcessOptions& options);
 
 /// "SIGSEGV (segmentation fault)" for a signal number.

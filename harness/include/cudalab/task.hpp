@@ -33,7 +33,7 @@ struct Param {
   bool is_const = false;     ///< `const T*`: the buffer is an input
 };
 
-/// The exact `solve` signature of an exercise (DESIGN.md, "The exercise contract").
+/// The exact `solve` signature of an exercise (the contract in exercises/NN_name/kernel.cu and README.md).
 struct Signature {
   std::vector<Param> params;
 
@@ -123,6 +123,12 @@ struct TaskInfo {
 
 /// Random source for input generation, seeded per run and per case so that `--seed` reproduces.
 using Rng = std::mt19937_64;
+
+/// The seed of one case's inputs: a function of the run's seed, the exercise and the case's
+/// dimensions only (not of its position in a list), so that `check --size 257`, a full check,
+/// `bench` and the grader give the n=257 case the same inputs under one seed. `input_set` numbers
+/// bench's rotating input sets; set 0 is the one `check` runs.
+std::uint64_t case_seed(std::uint64_t run_seed, const TaskInfo& info, const Case& c, std::size_t input_set = 0);
 
 /// Fills `out` with uniform values in [lo, hi).
 void fill_uniform(std::span<float> out, float lo, float hi, Rng& rng);

@@ -14,19 +14,39 @@
 //   block's bookkeeping needs no locks.
 // - Fibers use Boost.Context's fcontext (a few nanoseconds per switch, no system call); stacks are
 //   mmap'd once per host thread with a guard page and reused for every block and launch.
+// - Shared memory starts every block as 0xFF bytes (NaN, -1), as uninitialised memory is garbage
+//   on a GPU: the dynamic buffer and namespace-scope variables here, before the block; static
+//   variables in functions when the block's first thread reaches them (CUDALAB_SIM_NOTE_SHARED).
+// - Pointer arguments of a launch must be device-accessible memory (device_accessible), else the
+//   launch fails as an illegal access would on a GPU.
+// - Under ThreadSanitizer the fiber switches are annotated, so TSan follows CUDA threads.
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/context/detail/fcontext.hpp>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "internal.hpp"
+#include "runner/records.hpp"
+
+#if defined(__SANITIZE_THREAD__)
+#define CUDALAB_SIM_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CUDALAB_SIM_TSAN 1
+#endif
+#endif
+#ifdef CUDALAB_SIM_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
 
 // Device built-ins: host-thread-local, rewritten on every switch between CUDA threads.
 CUDALAB_SIM_TLS uint3 threadIdx;
@@ -35,6 +55,7 @@ CUDALAB_SIM_TLS dim3 blockDim;
 CUDALAB_SIM_TLS dim3 gridDim;
 CUDALAB_SIM_TLS void* cudalab_sim_dynamic_shared;
 CUDALAB_SIM_TLS int cudalab_sim_note_flag;
+CUDALAB_SIM_TLS unsigned long long cudalab_sim_block_generation;
 
 namespace cudalab::sim {
 namespace {
@@ -48,6 +69,9 @@ constexpr std::size_t kReadyRing = 2 * kMaxThreadsPerBlock;  // power of two, > 
 struct Fiber {
   ctx::fcontext_t context = nullptr;
   char* stack_top = nullptr;
+#ifdef CUDALAB_SIM_TSAN
+  void* tsan = nullptr;  // TSan's context for this fiber (the host thread's own for the scheduler)
+#endif
 };
 
 enum class Wait : unsigned char { unstarted, running, barrier, warp, activemask, done };
@@ -77,7 +101,20 @@ struct Job {
   std::mutex mutex;
   std::string message;
   std::size_t static_shared = 0;
+  std::vector<void* (*)(std::size_t*)> namespace_shared;  // accessors, snapshot at launch
 };
+
+/// Namespace-scope `__shared__` accessors and `__managed__` variables of the loaded modules.
+struct Registry {
+  std::mutex mutex;
+  std::vector<void* (*)(std::size_t*)> namespace_shared;
+  std::vector<std::pair<std::uintptr_t, std::size_t>> managed;
+};
+
+Registry& registry() {
+  static auto* r = new Registry;  // never destroyed: modules unregister during static destruction
+  return *r;
+}
 
 /// Everything one host thread needs to run blocks; created on first use, never freed.
 struct Worker {
@@ -119,6 +156,9 @@ Worker& worker() {
     w->threads.resize(kMaxThreadsPerBlock);
     w->ready.resize(kReadyRing);
     w->barrier_waiters.reserve(kMaxThreadsPerBlock);
+#ifdef CUDALAB_SIM_TSAN
+    w->scheduler.tsan = __tsan_get_current_fiber();
+#endif
     tls_worker = w;
   }
   return *tls_worker;
@@ -131,6 +171,11 @@ Fiber* new_fiber(Worker& w) {
   if (!w.free_fibers.empty()) {
     f = w.free_fibers.back();
     w.free_fibers.pop_back();
+#ifdef CUDALAB_SIM_TSAN
+    // A finished or abandoned fiber never returned from its frames: start TSan's view afresh.
+    __tsan_destroy_fiber(f->tsan);
+    f->tsan = __tsan_create_fiber(0);
+#endif
   } else {
     const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     void* mem = mmap(nullptr, kStackSize + page, PROT_READ | PROT_WRITE,
@@ -145,6 +190,9 @@ Fiber* new_fiber(Worker& w) {
     // barrier touches every thread's top of stack in turn.
     const std::size_t color = (w.fibers.size() * 3 % 61) * 64;
     f->stack_top = static_cast<char*>(mem) + page + kStackSize - color;
+#ifdef CUDALAB_SIM_TSAN
+    f->tsan = __tsan_create_fiber(0);
+#endif
     w.fibers.push_back(f);
   }
   f->context = ctx::make_fcontext(f->stack_top, kStackSize - 4096, fiber_entry);
@@ -194,6 +242,10 @@ Fiber* pick_next(Worker& w) {
 
 inline void switch_to(Worker& w, Fiber* self, Fiber* next) {
   w.current = next;
+#ifdef CUDALAB_SIM_TSAN
+  // Synchronising: what one CUDA thread did before it parked happens before what the next does.
+  __tsan_switch_to_fiber(next->tsan, 0);
+#endif
   ctx::transfer_t t = ctx::jump_fcontext(next->context, self);
   static_cast<Fiber*>(t.data)->context = t.fctx;
 }
@@ -331,6 +383,14 @@ void run_block(Worker& w, Job& job, unsigned long long b) {
   blockIdx.y = static_cast<unsigned>((b / d.grid.x) % d.grid.y);
   blockIdx.z = static_cast<unsigned>(b / (static_cast<unsigned long long>(d.grid.x) * d.grid.y));
   cudalab_sim_note_flag = b == 0;
+  // A new block: its shared memory reads as garbage until written (NaN / -1 here).
+  ++cudalab_sim_block_generation;
+  if (d.shmem != 0) std::memset(w.dynamic_shared.data(), 0xff, d.shmem);
+  for (auto* address : job.namespace_shared) {
+    std::size_t bytes = 0;
+    void* p = address(&bytes);
+    std::memset(p, 0xff, bytes);
+  }
   w.nthreads = d.block.x * d.block.y * d.block.z;
   w.next_thread = 0;
   w.live = w.nthreads;
@@ -451,6 +511,69 @@ Pool& pool() {
 
 std::mutex launch_mutex;
 
+/// Argument `index` of a launch as written, from the argument list's text, or "" when the text
+/// does not split into `nargs` arguments. Commas split at bracket depth 0; angle brackets count
+/// as brackets only if that makes the count come out right (`f<int, 2>(x)` vs `a < b, c > d`).
+std::string argument_text(const char* text, unsigned nargs, unsigned index) {
+  if (text == nullptr) return {};
+  const std::string_view all(text);
+  for (const bool angles : {false, true}) {
+    std::vector<std::string_view> parts;
+    int depth = 0;
+    std::size_t start = 0;
+    char quote = 0;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const char c = all[i];
+      if (quote != 0) {
+        if (c == '\\') {
+          ++i;
+        } else if (c == quote) {
+          quote = 0;
+        }
+        continue;
+      }
+      if (c == '"' || c == '\'') {
+        quote = c;
+      } else if (c == '(' || c == '[' || c == '{' || (angles && c == '<')) {
+        ++depth;
+      } else if (c == ')' || c == ']' || c == '}' || (angles && c == '>' && depth > 0)) {
+        --depth;
+      } else if (c == ',' && depth == 0) {
+        parts.push_back(all.substr(start, i - start));
+        start = i + 1;
+      }
+    }
+    if (!all.empty()) parts.push_back(all.substr(start));
+    if (parts.size() == nargs && index < nargs) {
+      std::string_view a = parts[index];
+      while (!a.empty() && a.front() == ' ') a.remove_prefix(1);
+      while (!a.empty() && a.back() == ' ') a.remove_suffix(1);
+      return std::string(a);
+    }
+  }
+  return {};
+}
+
+/// Whether `p` lies in a `__managed__` variable, or one past its end.
+bool managed_variable(const void* p) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  for (const auto& [base, bytes] : r.managed) {
+    if (a >= base && a - base <= bytes) return true;
+  }
+  return false;
+}
+
+/// The index of the first pointer argument that device code could not use, or -1.
+int host_pointer_argument(const cudalab_sim_launch_desc& d) {
+  for (unsigned i = 0; i < d.nargs; ++i) {
+    const void* p = d.pointers[i];
+    if (p != nullptr && !device_accessible(p) && !managed_variable(p)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 }  // namespace
 
 unsigned host_workers() {
@@ -501,6 +624,24 @@ void cudalab_sim_launch(const cudalab_sim_launch_desc* desc, void (*thunk)(void*
     set_error(cudaErrorInvalidResourceHandle);
     return;
   }
+  // Host and device share one address space here; on a GPU the kernel's first access through a
+  // host pointer is an illegal address, which sticks.
+  if (const int bad = host_pointer_argument(*desc); bad >= 0) {
+    const std::string text = argument_text(desc->arg_text, desc->nargs, static_cast<unsigned>(bad));
+    const std::string cause = "argument " + std::to_string(bad + 1) + (text.empty() ? "" : " (" + text + ")") +
+                              " is a host pointer: device code cannot read or write host memory; cudaMalloc device "
+                              "memory, cudaMemcpy the data there and pass that pointer";
+    std::fprintf(stderr, "cudalab-sim: kernel '%s' %s\n", desc->name, cause.c_str());
+    std::fflush(stderr);
+    char config[96];
+    std::snprintf(config, sizeof config, "<<<(%u,%u,%u), (%u,%u,%u)>>>", g.x, g.y, g.z, b.x, b.y, b.z);
+    cudalab::runner::record_failed_call(
+        {desc->name + std::string(config) + "(" + (desc->arg_text ? desc->arg_text : "") + ")",
+         "cudaErrorIllegalAddress", cause});
+    record_launch(*desc, 0);
+    set_sticky(cudaErrorIllegalAddress);
+    return;
+  }
 
   std::lock_guard lock(launch_mutex);
   Job job;
@@ -508,6 +649,11 @@ void cudalab_sim_launch(const cudalab_sim_launch_desc* desc, void (*thunk)(void*
   job.thunk = thunk;
   job.state = state;
   job.blocks = 1ull * g.x * g.y * g.z;
+  {
+    Registry& r = registry();
+    std::lock_guard registry_lock(r.mutex);
+    job.namespace_shared = r.namespace_shared;
+  }
   // Parallel only when there is enough work to repay waking the helpers.
   const unsigned long long total_threads = job.blocks * threads;
   unsigned helpers = pool().helpers();
@@ -709,13 +855,38 @@ unsigned long long cudalab_sim_warp_op(int line, int op, unsigned mask, unsigned
   return t.out;
 }
 
-void cudalab_sim_note_shared(const void* addr, size_t bytes) {
+void cudalab_sim_shared_block(void* addr, size_t bytes) {
   Worker* wp = tls_worker;
-  if (wp == nullptr) return;
+  if (wp == nullptr || wp->thread == nullptr) return;  // host code: no block to poison for
+  std::memset(addr, 0xff, bytes);
+  if (cudalab_sim_note_flag == 0) return;
   for (auto& n : wp->shared_notes) {
     if (n.first == addr) return;
   }
   wp->shared_notes.emplace_back(addr, bytes);
+}
+
+void cudalab_sim_namespace_shared(void* (*address)(size_t*), int add) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  auto& v = r.namespace_shared;
+  if (add != 0) {
+    v.push_back(address);
+  } else if (auto it = std::find(v.begin(), v.end(), address); it != v.end()) {
+    v.erase(it);
+  }
+}
+
+void cudalab_sim_managed_variable(const void* addr, size_t bytes, int add) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  auto& v = r.managed;
+  const std::pair<std::uintptr_t, std::size_t> entry{reinterpret_cast<std::uintptr_t>(addr), bytes};
+  if (add != 0) {
+    v.push_back(entry);
+  } else if (auto it = std::find(v.begin(), v.end(), entry); it != v.end()) {
+    v.erase(it);
+  }
 }
 
 }  // extern "C"

@@ -29,6 +29,9 @@ unsigned host_workers();
 bool valid_stream(cudaStream_t stream);
 /// Max dynamic shared memory a kernel may use (cudaFuncSetAttribute), kSharedPerBlock if unset.
 std::size_t max_dynamic_shared(const void* fn);
+/// Whether device code may use `p`: it lies in a device, managed or pinned allocation or a
+/// registered symbol, or one past its end.
+bool device_accessible(const void* p);
 /// Appends a launch record if recording.
 void record_launch(const cudalab_sim_launch_desc& desc, std::size_t static_shared);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -24,13 +25,6 @@ struct CUevent_st {
   bool recorded = false;
   std::chrono::steady_clock::time_point when;
 };
-
-namespace cudalab::runner {
-RunRecords& run_records() {
-  static RunRecords records;
-  return records;
-}
-}  // namespace cudalab::runner
 
 namespace cudalab::sim {
 namespace {
@@ -84,7 +78,27 @@ const Allocation* find(State& s, const void* p, std::size_t bytes, std::uintptr_
 
 bool device_side(Space s) { return s != Space::pinned; }
 
-cudaError_t allocate(void** ptr, std::size_t size, Space space) {
+namespace records = cudalab::runner;
+
+/// The record keeper's name for a space (symbols are never recorded as allocations).
+protocol::MemoryKind memory_kind(Space space) {
+  return space == Space::managed  ? protocol::MemoryKind::managed
+         : space == Space::pinned ? protocol::MemoryKind::pinned
+                                  : protocol::MemoryKind::device;
+}
+
+/// Records `call` as the submission's first failing call, and returns its error.
+cudaError_t failed(cudaError_t e, protocol::FailedCall call) {
+  records::record_failed_call(std::move(call));
+  return set_error(e);
+}
+
+cudaError_t failed_copy(cudaError_t e, const char* api, void* dst, const void* src, std::size_t count,
+                        cudaMemcpyKind kind) {
+  return failed(e, records::explain_failed_copy(api, dst, src, count, static_cast<int>(kind), cudaGetErrorName(e)));
+}
+
+cudaError_t allocate(const char* api, void** ptr, std::size_t size, Space space) {
   if (cudaError_t e = sticky_error()) return set_error(e);
   if (ptr == nullptr) return set_error(cudaErrorInvalidValue);
   if (size == 0) {
@@ -94,7 +108,8 @@ cudaError_t allocate(void** ptr, std::size_t size, Space space) {
   State& s = state();
   std::lock_guard lock(s.mutex);
   if (space != Space::pinned && size > total_memory() - s.device_bytes) {
-    return set_error(cudaErrorMemoryAllocation);
+    return failed(cudaErrorMemoryAllocation, {std::string(api) + "(&ptr, " + std::to_string(size) + " bytes)",
+                                              "cudaErrorMemoryAllocation", "more memory than the device has free"});
   }
   const std::size_t rounded = (size + 255) / 256 * 256;
   void* p = std::aligned_alloc(256, rounded);
@@ -104,11 +119,7 @@ cudaError_t allocate(void** ptr, std::size_t size, Space space) {
   s.allocations[reinterpret_cast<std::uintptr_t>(p)] = Allocation{size, space};
   if (space != Space::pinned) s.device_bytes += size;
   *ptr = p;
-  auto& rec = runner::run_records();
-  if (rec.recording) {
-    rec.allocations.push_back(
-        runner::AllocationRecord{reinterpret_cast<std::uintptr_t>(p), size, space == Space::pinned, false});
-  }
+  records::record_allocation(api, memory_kind(space), p, size);
   return cudaSuccess;
 }
 
@@ -116,34 +127,39 @@ cudaError_t release(void* ptr, bool pinned) {
   if (cudaError_t e = sticky_error()) return set_error(e);
   if (ptr == nullptr) return cudaSuccess;
   State& s = state();
-  std::lock_guard lock(s.mutex);
-  auto it = s.allocations.find(reinterpret_cast<std::uintptr_t>(ptr));
-  if (it == s.allocations.end() || it->second.space == Space::symbol || (it->second.space == Space::pinned) != pinned) {
-    return set_error(cudaErrorInvalidValue);
-  }
-  if (it->second.space != Space::pinned) s.device_bytes -= it->second.bytes;
-  s.allocations.erase(it);
-  std::free(ptr);
-  auto& rec = runner::run_records();
-  if (!rec.recording) return cudaSuccess;
-  for (auto r = rec.allocations.rbegin(); r != rec.allocations.rend(); ++r) {
-    if (r->address == reinterpret_cast<std::uintptr_t>(ptr) && !r->freed && r->host == pinned) {
-      r->freed = true;
-      break;
+  {
+    std::lock_guard lock(s.mutex);
+    auto it = s.allocations.find(reinterpret_cast<std::uintptr_t>(ptr));
+    if (it == s.allocations.end() || it->second.space == Space::symbol ||
+        (it->second.space == Space::pinned) != pinned) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "(%p)", ptr);
+      return failed(cudaErrorInvalidValue,
+                    {std::string(pinned ? "cudaFreeHost" : "cudaFree") + buf, "cudaErrorInvalidValue",
+                     pinned ? "not a pointer from cudaMallocHost that is still allocated"
+                            : "not a pointer from cudaMalloc that is still allocated: freed twice, or never "
+                              "allocated?"});
     }
+    if (it->second.space != Space::pinned) s.device_bytes -= it->second.bytes;
+    s.allocations.erase(it);
   }
+  records::record_free(ptr);
+  std::free(ptr);
   return cudaSuccess;
 }
 
-/// Checks a copy's pointers against the allocations and performs it.
-cudaError_t copy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
+/// Checks a copy's pointers against the allocations and performs it; `record` is false for the
+/// rows of a 2D copy, which is recorded once.
+cudaError_t copy(const char* api, void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
+                 cudaStream_t stream, bool record = true) {
   if (cudaError_t e = sticky_error()) return set_error(e);
   if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) {
-    return set_error(cudaErrorInvalidMemcpyDirection);
+    return failed_copy(cudaErrorInvalidMemcpyDirection, api, dst, src, count, kind);
   }
   if (!valid_stream(stream)) return set_error(cudaErrorInvalidResourceHandle);
   if (count == 0) return cudaSuccess;
-  if (dst == nullptr || src == nullptr) return set_error(cudaErrorInvalidValue);
+  if (dst == nullptr || src == nullptr) return failed_copy(cudaErrorInvalidValue, api, dst, src, count, kind);
+  bool valid = true;
   {
     State& s = state();
     std::lock_guard lock(s.mutex);
@@ -159,34 +175,32 @@ cudaError_t copy(void* dst, const void* src, std::size_t count, cudaMemcpyKind k
     }
     // A device side must be a device allocation with `count` bytes left; a host side must not be
     // device memory (the kind is wrong, or the pointers are swapped).
-    if (want_dst_dev != dst_dev && !(d != nullptr && d->space == Space::managed)) {
-      return set_error(cudaErrorInvalidValue);
-    }
-    if (want_src_dev != src_dev && !(r != nullptr && r->space == Space::managed)) {
-      return set_error(cudaErrorInvalidValue);
-    }
-    if (d != nullptr && find(s, dst, count) == nullptr) return set_error(cudaErrorInvalidValue);
-    if (r != nullptr && find(s, src, count) == nullptr) return set_error(cudaErrorInvalidValue);
+    if (want_dst_dev != dst_dev && !(d != nullptr && d->space == Space::managed)) valid = false;
+    if (want_src_dev != src_dev && !(r != nullptr && r->space == Space::managed)) valid = false;
+    if (d != nullptr && find(s, dst, count) == nullptr) valid = false;
+    if (r != nullptr && find(s, src, count) == nullptr) valid = false;
   }
+  // Explained outside the lock: the record keeper keeps its own table of live allocations.
+  if (!valid) return failed_copy(cudaErrorInvalidValue, api, dst, src, count, kind);
   std::memmove(dst, src, count);
-  auto& rec = runner::run_records();
-  if (rec.recording) {
-    rec.copies.push_back(runner::CopyRecord{cudalab::runner::copy_kind_name(static_cast<int>(kind)), count,
-                                            reinterpret_cast<std::uintptr_t>(dst),
-                                            reinterpret_cast<std::uintptr_t>(src)});
-  }
+  if (record) records::record_copy(api, static_cast<int>(kind), dst, src, count);
   return cudaSuccess;
 }
 
-cudaError_t fill(void* ptr, int value, std::size_t count, cudaStream_t stream) {
+cudaError_t fill(const char* api, void* ptr, int value, std::size_t count, cudaStream_t stream) {
   if (cudaError_t e = sticky_error()) return set_error(e);
   if (!valid_stream(stream)) return set_error(cudaErrorInvalidResourceHandle);
   if (count == 0) return cudaSuccess;
+  bool valid = true;
   {
     State& s = state();
     std::lock_guard lock(s.mutex);
     const Allocation* a = find(s, ptr, count);
-    if (a == nullptr || !device_side(a->space)) return set_error(cudaErrorInvalidValue);
+    valid = a != nullptr && device_side(a->space);
+  }
+  if (!valid) {
+    return failed(cudaErrorInvalidValue,
+                  records::explain_failed_memset(api, ptr, value, count, cudaGetErrorName(cudaErrorInvalidValue)));
   }
   std::memset(ptr, value, count);
   return cudaSuccess;
@@ -221,10 +235,19 @@ std::size_t max_dynamic_shared(const void* fn) {
   return it == s.max_dynamic_shared.end() ? kSharedPerBlock : it->second;
 }
 
+bool device_accessible(const void* p) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  auto it = s.allocations.upper_bound(a);
+  if (it == s.allocations.begin()) return false;
+  --it;
+  return a - it->first <= it->second.bytes;  // inside, or one past the end (a loop's end pointer)
+}
+
 void record_launch(const cudalab_sim_launch_desc& d, std::size_t static_shared) {
-  auto& rec = runner::run_records();
-  if (!rec.recording) return;
-  runner::LaunchRecord r;
+  if (!runner::recording()) return;
+  protocol::Launch r;
   r.kernel = d.name;
   r.grid[0] = d.grid.x;
   r.grid[1] = d.grid.y;
@@ -234,7 +257,7 @@ void record_launch(const cudalab_sim_launch_desc& d, std::size_t static_shared) 
   r.block[2] = d.block.z;
   r.dynamic_shared_bytes = d.shmem;
   r.static_shared_bytes = static_shared;
-  rec.launches.push_back(std::move(r));
+  runner::record_launch(std::move(r));
 }
 
 }  // namespace cudalab::sim
@@ -243,13 +266,15 @@ using namespace cudalab::sim;
 
 extern "C" {
 
-cudaError_t cudaMalloc(void** devPtr, size_t size) { return allocate(devPtr, size, Space::device); }
+cudaError_t cudaMalloc(void** devPtr, size_t size) { return allocate("cudaMalloc", devPtr, size, Space::device); }
 cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int) {
-  return allocate(devPtr, size, Space::managed);
+  return allocate("cudaMallocManaged", devPtr, size, Space::managed);
 }
 cudaError_t cudaFree(void* devPtr) { return release(devPtr, false); }
-cudaError_t cudaMallocHost(void** ptr, size_t size) { return allocate(ptr, size, Space::pinned); }
-cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int) { return allocate(pHost, size, Space::pinned); }
+cudaError_t cudaMallocHost(void** ptr, size_t size) { return allocate("cudaMallocHost", ptr, size, Space::pinned); }
+cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int) {
+  return allocate("cudaHostAlloc", pHost, size, Space::pinned);
+}
 cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags) {
   if (pDevice == nullptr || flags != 0) return set_error(cudaErrorInvalidValue);
   State& s = state();
@@ -262,25 +287,28 @@ cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int f
 cudaError_t cudaFreeHost(void* ptr) { return release(ptr, true); }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
-  return copy(dst, src, count, kind, nullptr);
+  return copy("cudaMemcpy", dst, src, count, kind, nullptr);
 }
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  return copy(dst, src, count, kind, stream);
+  return copy("cudaMemcpyAsync", dst, src, count, kind, stream);
 }
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                          enum cudaMemcpyKind kind) {
   if (width > dpitch || width > spitch) return set_error(cudaErrorInvalidPitchValue);
   for (size_t row = 0; row < height; ++row) {
-    if (cudaError_t e = copy(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch,
-                             width, kind, nullptr)) {
+    if (cudaError_t e = copy("cudaMemcpy2D", static_cast<char*>(dst) + row * dpitch,
+                             static_cast<const char*>(src) + row * spitch, width, kind, nullptr, false)) {
       return e;
     }
   }
+  if (width * height > 0) records::record_copy("cudaMemcpy2D", static_cast<int>(kind), dst, src, width * height);
   return cudaSuccess;
 }
-cudaError_t cudaMemset(void* devPtr, int value, size_t count) { return fill(devPtr, value, count, nullptr); }
+cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
+  return fill("cudaMemset", devPtr, value, count, nullptr);
+}
 cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
-  return fill(devPtr, value, count, stream);
+  return fill("cudaMemsetAsync", devPtr, value, count, stream);
 }
 cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
   if (free == nullptr || total == nullptr) return set_error(cudaErrorInvalidValue);
@@ -318,14 +346,10 @@ cudaError_t cudalab_sim_memcpy_symbol(void* symbol, size_t symbol_size, void* bu
   } else {
     std::memcpy(buffer, sym, count);
   }
-  auto& rec = cudalab::runner::run_records();
-  if (rec.recording) {
-    const char* k = to_symbol ? (buffer_on_device ? "DeviceToDevice" : "HostToDevice")
-                              : (buffer_on_device ? "DeviceToDevice" : "DeviceToHost");
-    rec.copies.push_back(cudalab::runner::CopyRecord{k, count,
-                                                     reinterpret_cast<std::uintptr_t>(to_symbol ? sym : buffer),
-                                                     reinterpret_cast<std::uintptr_t>(to_symbol ? buffer : sym)});
-  }
+  const int k = to_symbol ? (buffer_on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+                          : (buffer_on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost);
+  cudalab::runner::record_copy(to_symbol ? "cudaMemcpyToSymbol" : "cudaMemcpyFromSymbol", k, to_symbol ? sym : buffer,
+                               to_symbol ? buffer : sym, count);
   return cudaSuccess;
 }
 

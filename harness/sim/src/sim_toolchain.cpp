@@ -82,6 +82,18 @@ class SimToolchain final : public Toolchain {
   }
 
   bool available(std::string& why) const override {
+    // A broken installation is named here, before a student's module is blamed for a failed
+    // link (no library) or a "crash" (no runner).
+    if (!is_executable(runner())) {
+      why = "the simulator's runner " + runner().string() +
+            " is missing or not executable: rebuild or reinstall cudalab (it belongs beside the cudalab program)";
+      return false;
+    }
+    if (const fs::path runtime = config_.runner_dir / "libcudalab_sim.so"; !fs::is_regular_file(runtime)) {
+      why = "the simulator's runtime library " + runtime.string() +
+            " is missing: rebuild or reinstall cudalab (it belongs beside the cudalab program)";
+      return false;
+    }
     if (cxx_.empty()) {
       why = "no host C++ compiler found (looked for c++, g++, clang++ on PATH; set CUDALAB_CXX)";
       return false;

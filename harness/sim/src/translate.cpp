@@ -260,6 +260,10 @@ class Translator {
         i = shared_declaration(i, scopes.back());
         continue;
       }
+      if (id == "__managed__" && scopes.back() == Scope::ns) {
+        i = managed_declaration(i);
+        continue;
+      }
       // Not a macro in the prelude: libstdc++ 13 writes __attribute__((__noinline__)) itself,
       // which such a macro would break. Only the student's own uses are rewritten.
       if (id == "__noinline__") {
@@ -475,12 +479,9 @@ class Translator {
       if (punct(q, '<')) break;
     }
     const bool deduced = !explicit_args && template_kernels_.count(last_name) != 0;
-    std::string escaped;
-    for (char c : callee) {
-      if (c == '"' || c == '\\') escaped += '\\';
-      escaped += c;
-    }
-    std::string head = "::cudalab_sim::launch(\"" + escaped + "\", " +
+    // The arguments as written, on one line, for the runtime's messages.
+    const std::string arg_text = rparen == lparen + 1 ? std::string() : join(lparen + 1, rparen);
+    std::string head = "::cudalab_sim::launch(" + string_literal(callee) + ", " + string_literal(arg_text) + ", " +
                        (deduced ? std::string("nullptr") : "::cudalab_sim::kernel_address(" + callee + ")") +
                        ", [&](auto&... cudalab_sim_args) { " + callee +
                        "(cudalab_sim_args...); }, ::cudalab_sim::config(";
@@ -494,6 +495,20 @@ class Translator {
     return i + 2;
   }
 
+  /// `text` as a C++ string literal on one line.
+  static std::string string_literal(std::string_view text) {
+    std::string r = "\"";
+    for (char c : text) {
+      if (c == '"' || c == '\\') r += '\\';
+      if (c == '\n') {
+        r += "\\n";
+        continue;
+      }
+      r += c;
+    }
+    return r + "\"";
+  }
+
   /// Handles a declaration containing `__shared__` at token `i`; returns the last token handled.
   std::size_t shared_declaration(std::size_t i, Scope scope) {
     const std::size_t head = statement_start(i);
@@ -501,7 +516,12 @@ class Translator {
     bool is_extern = false;
     for (std::size_t k = head; k < semi; ++k) is_extern |= is(k, "extern");
     if (!is_extern) {
-      if (scope == Scope::function) note_static_shared(head, semi);
+      // Lambdas in a namespace-scope initializer (Scope::init) have function bodies too.
+      if (scope == Scope::function || scope == Scope::init) {
+        note_declared(head, semi, "CUDALAB_SIM_NOTE_SHARED");
+      } else if (scope == Scope::ns && !is(head, "template")) {
+        note_declared(head, semi, "CUDALAB_SIM_NAMESPACE_SHARED");
+      }
       return i;
     }
     // extern __shared__ T name[];
@@ -538,8 +558,18 @@ class Translator {
     return semi;
   }
 
-  /// After `__shared__ T a[N], b;` in a function, notes each variable's size for the records.
-  void note_static_shared(std::size_t head, std::size_t semi) {
+  /// `__managed__` variables at namespace scope are registered: kernels may take their address.
+  std::size_t managed_declaration(std::size_t i) {
+    const std::size_t head = statement_start(i);
+    const std::size_t semi = statement_end(i);
+    bool skip = is(head, "template");
+    for (std::size_t k = head; k < semi; ++k) skip |= is(k, "extern") || is(k, "__shared__");
+    if (!skip) note_declared(head, semi, "CUDALAB_SIM_MANAGED_VARIABLE");
+    return i;
+  }
+
+  /// After `__shared__ T a[N], b;` (or a `__managed__` declaration), appends `MACRO(a); MACRO(b);`.
+  void note_declared(std::size_t head, std::size_t semi, const char* macro) {
     std::vector<std::string> names;
     int depth = 0;
     int angle = 0;
@@ -566,11 +596,13 @@ class Translator {
       }
       if (t_[k].kind == Kind::ident && depth == 0 && angle == 0 && !stop) {
         const std::string_view id = text(k);
-        if (id != "__shared__" && id != "volatile" && id != "const") last = std::string(id);
+        if (id != "__shared__" && id != "__managed__" && id != "__device__" && id != "volatile" && id != "const") {
+          last = std::string(id);
+        }
       }
     }
     std::string notes;
-    for (const auto& n : names) notes += " CUDALAB_SIM_NOTE_SHARED(" + n + ");";
+    for (const auto& n : names) notes += std::string(" ") + macro + "(" + n + ");";
     if (!notes.empty()) edits_.push_back({t_[semi].end, t_[semi].end, notes});
   }
 

@@ -2,14 +2,20 @@
 // express, and nothing else, keeping every line where it was.
 //
 //   kernel<<<grid, block[, shmem[, stream]]>>>(args)
-//     -> ::cudalab_sim::launch("kernel", address, [&](auto&... a) { kernel(a...); },
+//     -> ::cudalab_sim::launch("kernel", "args", address, [&](auto&... a) { kernel(a...); },
 //                              ::cudalab_sim::config(grid, block[, shmem[, stream]]), args)
+//        ("args" is the argument list as written, for the runtime's messages)
 //   extern __shared__ T name[];          (in a function)
 //     -> T* const name = static_cast<T*>(::cudalab_sim::dynamic_shared());
 //   extern __shared__ T name[];          (at namespace scope)
 //     -> removed; later uses of `name` become the same pointer expression
 //   __shared__ T a[N], b;                (in a function)
-//     -> unchanged, followed by CUDALAB_SIM_NOTE_SHARED(a); ... (launch records' static bytes)
+//     -> unchanged, followed by CUDALAB_SIM_NOTE_SHARED(a); ... (poisoned per block; launch
+//        records' static bytes)
+//   __shared__ T a[N];                   (at namespace scope)
+//     -> unchanged, followed by CUDALAB_SIM_NAMESPACE_SHARED(a); (poisoned before every block)
+//   __managed__ T m;                     (at namespace scope)
+//     -> unchanged, followed by CUDALAB_SIM_MANAGED_VARIABLE(m); (kernels may take its address)
 //
 // The output starts with `#include <cudalab_sim/prelude.hpp>` and `#line 1 "<filename>"`, so the
 // compiler's messages name the student's file and lines. Launches are found by a tokenizer that

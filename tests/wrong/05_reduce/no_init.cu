@@ -1,6 +1,8 @@
-// expect: wrong_output | NaN
+// expect: wrong_output | *sum starts with garbage
+// never: (never written)
+// never: did the kernel run
 // Bug: *sum is never set to zero, so the blocks atomically add onto the garbage it held (the
-// harness fills it with NaN).
+// harness fills it with a signalling NaN, which the first addition turns into a written NaN).
 #include <cuda_runtime.h>
 
 #include <algorithm>

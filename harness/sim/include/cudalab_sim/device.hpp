@@ -9,8 +9,13 @@
 //  - the built-in indices are host-thread-local variables that the runtime rewrites on every
 //    fiber switch (one TLS load per use, no call);
 //  - a static `__shared__` variable is a function-local `static thread_local`: exactly one copy
-//    per block in flight, shared by all fibers (CUDA threads) of that block;
-//  - `extern __shared__` arrays point at the host thread's dynamic shared buffer.
+//    per block in flight, shared by all fibers (CUDA threads) of that block. The translator
+//    follows each declaration with CUDALAB_SIM_NOTE_SHARED, which fills the variable with 0xFF
+//    bytes (NaN, -1) the first time a thread of a new block reaches it, as uninitialised shared
+//    memory is garbage on a GPU; namespace-scope `__shared__` variables are registered with the
+//    runtime, which poisons them before every block;
+//  - `extern __shared__` arrays point at the host thread's dynamic shared buffer (poisoned by the
+//    runtime before every block).
 #pragma once
 
 #include <math.h>
@@ -59,6 +64,8 @@ extern CUDALAB_SIM_TLS dim3 blockDim;
 extern CUDALAB_SIM_TLS dim3 gridDim;
 extern CUDALAB_SIM_TLS void* cudalab_sim_dynamic_shared;
 extern CUDALAB_SIM_TLS int cudalab_sim_note_flag;
+// Bumped by the runtime before every block it runs on this host thread (never 0 in a block).
+extern CUDALAB_SIM_TLS unsigned long long cudalab_sim_block_generation;
 inline constexpr int warpSize = 32;
 
 // ---- runtime entry points (libcudalab_sim.so) ---------------------------------------------------
@@ -69,6 +76,9 @@ struct cudalab_sim_launch_desc {
   dim3 block;
   size_t shmem;
   cudaStream_t stream;
+  const char* arg_text;         // the arguments as written in the launch, for messages
+  const void* const* pointers;  // per argument: its value if it is an object pointer, else null
+  unsigned nargs;
 };
 
 enum cudalab_sim_warp_opcode {
@@ -97,7 +107,9 @@ void cudalab_sim_launch(const cudalab_sim_launch_desc* desc, void (*thunk)(void*
 int cudalab_sim_syncthreads(int line, int op, int pred);
 unsigned long long cudalab_sim_warp_op(int line, int op, unsigned mask, unsigned long long value, int arg, int width);
 unsigned cudalab_sim_activemask(void);
-void cudalab_sim_note_shared(const void* addr, size_t bytes);
+void cudalab_sim_shared_block(void* addr, size_t bytes);
+void cudalab_sim_namespace_shared(void* (*address)(size_t* bytes), int add);
+void cudalab_sim_managed_variable(const void* addr, size_t bytes, int add);
 }
 
 // ---- barriers, fences ---------------------------------------------------------------------------
@@ -482,16 +494,37 @@ inline config_t config(dim3 grid, dim3 block, size_t shmem = 0, cudaStream_t str
   return config_t{grid, block, shmem, stream};
 }
 
+namespace detail {
+/// An argument's address if it is an object pointer (the runtime checks it is device memory).
+template <class T>
+inline const void* object_pointer(const T& a) {
+  if constexpr (std::is_pointer_v<T> && !std::is_function_v<std::remove_pointer_t<T>>) {
+    return const_cast<const void*>(static_cast<const volatile void*>(a));
+  } else {
+    return nullptr;
+  }
+}
+}  // namespace detail
+
 /// `kernel<<<cfg>>>(args...)`: arguments are evaluated once, on the host, and copied; every CUDA
 /// thread then calls `body` (which calls the kernel) with its own copy of each parameter.
 template <class Body, class... A>
-inline void launch(const char* name, const void* fn, Body body, const config_t& cfg, A&&... args) {
+inline void launch(const char* name, const char* arg_text, const void* fn, Body body, const config_t& cfg,
+                   A&&... args) {
   struct State {
     Body body;
     std::tuple<std::decay_t<A>...> args;
   };
   State state{body, std::tuple<std::decay_t<A>...>(std::forward<A>(args)...)};
-  const cudalab_sim_launch_desc desc{name, fn, cfg.grid, cfg.block, cfg.shmem, cfg.stream};
+  const void* pointers[sizeof...(A) + 1] = {};
+  std::apply(
+      [&pointers](const auto&... a) {
+        unsigned i = 0;
+        ((pointers[i++] = detail::object_pointer(a)), ...);
+      },
+      state.args);
+  const cudalab_sim_launch_desc desc{
+      name, fn, cfg.grid, cfg.block, cfg.shmem, cfg.stream, arg_text, pointers, static_cast<unsigned>(sizeof...(A))};
   cudalab_sim_launch(
       &desc,
       [](void* p) {
@@ -501,10 +534,58 @@ inline void launch(const char* name, const void* fn, Body body, const config_t& 
       &state);
 }
 
+/// Registers a namespace-scope variable with the runtime for as long as the module is loaded.
+struct registered_variable {
+  void* (*address)(size_t*);
+  const void* managed;
+  size_t bytes;
+  registered_variable(void* (*shared_address)(size_t*), const void* managed_address, size_t managed_bytes)
+      : address(shared_address), managed(managed_address), bytes(managed_bytes) {
+    if (address != nullptr) cudalab_sim_namespace_shared(address, 1);
+    if (managed != nullptr) cudalab_sim_managed_variable(managed, bytes, 1);
+  }
+  ~registered_variable() {
+    if (address != nullptr) cudalab_sim_namespace_shared(address, 0);
+    if (managed != nullptr) cudalab_sim_managed_variable(managed, bytes, 0);
+  }
+  registered_variable(const registered_variable&) = delete;
+  registered_variable& operator=(const registered_variable&) = delete;
+};
+
+template <class T>
+inline void* untyped_address(T& v) {
+  return const_cast<void*>(static_cast<const volatile void*>(__builtin_addressof(v)));
+}
+
 }  // namespace cudalab_sim
 
-/// Records the size of a static `__shared__` variable for the launch records (block 0 only).
-#define CUDALAB_SIM_NOTE_SHARED(name)                                                                                 \
-  do {                                                                                                                \
-    if (__builtin_expect(cudalab_sim_note_flag, 0)) cudalab_sim_note_shared(__builtin_addressof(name), sizeof(name)); \
+/// After each function-scope `__shared__` variable: the first thread of each block that gets here
+/// fills the variable with 0xFF bytes (the runtime also sizes it for the launch records, block 0).
+/// Threads of a block run in order on one host thread, so no thread of this block can have
+/// touched the variable yet; the per-variable generation makes it one TLS compare per pass.
+#define CUDALAB_SIM_NOTE_SHARED(name)                                                         \
+  do {                                                                                        \
+    static thread_local unsigned long long cudalab_sim_shared_generation = 0;                 \
+    if (__builtin_expect(cudalab_sim_shared_generation != cudalab_sim_block_generation, 0)) { \
+      cudalab_sim_shared_generation = cudalab_sim_block_generation;                           \
+      cudalab_sim_shared_block(::cudalab_sim::untyped_address(name), sizeof(name));           \
+    }                                                                                         \
   } while (0)
+
+#define CUDALAB_SIM_CONCAT2(a, b) a##b
+#define CUDALAB_SIM_CONCAT(a, b) CUDALAB_SIM_CONCAT2(a, b)
+/// After each namespace-scope `__shared__` variable: the runtime poisons it before every block,
+/// through an accessor that answers the calling host thread's copy.
+#define CUDALAB_SIM_NAMESPACE_SHARED(name)                                                             \
+  static ::cudalab_sim::registered_variable CUDALAB_SIM_CONCAT(cudalab_sim_registered_, __COUNTER__) { \
+    +[](size_t* bytes) -> void* {                                                                      \
+      *bytes = sizeof(name);                                                                           \
+      return ::cudalab_sim::untyped_address(name);                                                     \
+    },                                                                                                 \
+        nullptr, 0                                                                                     \
+  }
+/// After each `__managed__` variable: its address may be passed to kernels, as in CUDA.
+#define CUDALAB_SIM_MANAGED_VARIABLE(name)                                                             \
+  static ::cudalab_sim::registered_variable CUDALAB_SIM_CONCAT(cudalab_sim_registered_, __COUNTER__) { \
+    nullptr, ::cudalab_sim::untyped_address(name), sizeof(name)                                        \
+  }

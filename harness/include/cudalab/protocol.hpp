@@ -1,0 +1,188 @@
+// The parent ↔ runner protocol: everything that crosses the trust boundary, and nothing else.
+// The parent (trusted) generates inputs, poisons outputs and compares; the runner (untrusted: it
+// loads student code) only moves buffers, calls `solve` and reports what happened.
+//
+//   runner --spec JSON   run one case: the buffers live in a shared memory file on fd 3, laid out
+//                        as Spec::sets says; the runner writes one Reply as JSON to fd 4 and
+//                        copies every buffer back into the file (inputs too, so that the parent
+//                        can check them unchanged)
+//   runner --probe       print the visible devices as JSON on stdout
+//   runner --peak        print the device-to-device copy bandwidth as JSON on stdout
+//
+// Both sides use the one JSON mapping below. The parent treats a reply as untrusted input: it is
+// read with a size cap (max_reply_bytes) and parsed with parse_reply(), which validates every
+// field; anything malformed is that case's runner error, never an exception that ends the run.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "cudalab/timing.hpp"
+
+namespace cudalab::protocol {
+
+inline constexpr int buffers_fd = 3;  ///< memfd holding every buffer, laid out by the parent
+inline constexpr int reply_fd = 4;    ///< pipe the runner writes its Reply to
+/// The parent reads at most this much of a reply; a longer one is malformed.
+inline constexpr std::size_t max_reply_bytes = std::size_t{8} << 20;
+/// The record keeper keeps at most this many records of each kind; the rest are counted only.
+inline constexpr std::size_t max_records_per_kind = 4096;
+
+/// A reply or spec that does not follow the protocol.
+struct ProtocolError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// ---- what the parent asks -----------------------------------------------------------------------
+
+enum class Mode { check, bench };
+enum class BufferRole { input, output, inout };
+enum class HostMemory { page_locked, pageable };
+
+/// One buffer of one input set: where it lives in the shared file.
+struct BufferSlot {
+  std::string name;
+  std::size_t offset = 0;
+  std::size_t bytes = 0;
+  BufferRole role = BufferRole::input;
+};
+
+/// One argument of `solve`: a buffer of the current input set, or an int.
+struct Arg {
+  std::optional<std::size_t> buffer;  ///< index into the set's buffers
+  std::int64_t value = 0;             ///< the int, when not a buffer
+};
+
+struct Spec {
+  Mode mode = Mode::check;
+  std::string module;                         ///< the compiled submission
+  std::string symbol;                         ///< mangled name of `solve`
+  bool device_pointers = false;               ///< solve takes device pointers (else host pointers)
+  std::size_t total_bytes = 0;                ///< size of the shared file
+  std::vector<std::vector<BufferSlot>> sets;  ///< check: one set; bench: rotating input sets
+  std::vector<Arg> args;
+  SamplingPolicy policy;                             ///< bench
+  HostMemory host_memory = HostMemory::page_locked;  ///< bench, host-pointer exercises
+};
+
+// ---- what the runner saw ------------------------------------------------------------------------
+
+enum class MemoryKind { device, managed, pinned };
+
+/// One allocation the submission made (cudaMalloc, cudaMallocManaged, cudaMallocHost/cudaHostAlloc,
+/// cudaMallocPitch). `address` stays in the runner.
+struct Allocation {
+  std::string api;
+  MemoryKind kind = MemoryKind::device;
+  std::size_t bytes = 0;
+  bool freed = false;
+  std::uintptr_t address = 0;
+};
+
+/// cudaMemcpyKind, numbered as CUDA numbers it.
+enum class CopyKind { host_to_host, host_to_device, device_to_host, device_to_device, by_pointer };
+
+/// CopyKind of a cudaMemcpyKind value (0 … 4); anything else reads as by_pointer (cudaMemcpyDefault).
+inline CopyKind copy_kind(int cuda_kind) {
+  return cuda_kind >= 0 && cuda_kind <= 3 ? static_cast<CopyKind>(cuda_kind) : CopyKind::by_pointer;
+}
+/// "HostToDevice", as the reports spell it.
+const char* copy_kind_name(CopyKind kind);
+
+/// One copy (cudaMemcpy, …Async, …2D, …ToSymbol, …FromSymbol). `to_host_buffer` and
+/// `from_host_buffer` name the parent's buffer at the host end, where there is one; `dst` and
+/// `src` stay in the runner.
+struct Copy {
+  std::string api;
+  CopyKind kind = CopyKind::by_pointer;
+  std::size_t bytes = 0;
+  std::string to_host_buffer;
+  std::string from_host_buffer;
+  std::uintptr_t dst = 0;
+  std::uintptr_t src = 0;
+};
+
+/// One kernel launch with its configuration; `duration_s` from CUPTI on the GPU, 0 elsewhere.
+struct Launch {
+  std::string kernel;
+  std::array<unsigned, 3> grid{1, 1, 1};
+  std::array<unsigned, 3> block{1, 1, 1};
+  std::size_t dynamic_shared_bytes = 0;
+  std::size_t static_shared_bytes = 0;
+  double duration_s = 0;
+};
+
+/// The first runtime call that failed while `solve` ran, with its arguments and the usual cause.
+struct FailedCall {
+  std::string call;   ///< "cudaMemcpy(dst, src, 4000, cudaMemcpyHostToDevice)"
+  std::string error;  ///< "cudaErrorInvalidValue"
+  std::string cause;  ///< "dst is a host pointer — the destination comes first"; may be empty
+};
+
+/// What a submission did while `solve` ran.
+struct Records {
+  std::vector<Allocation> allocations;
+  std::vector<Copy> copies;
+  std::vector<Launch> launches;
+  std::size_t dropped = 0;  ///< records beyond max_records_per_kind, counted only
+  std::optional<FailedCall> first_failed_call;
+};
+
+enum class Status { ok, load_error, missing_symbol, exception, cuda_error, no_device, runner_error };
+
+/// "cuda_error", as the reply spells a status.
+const char* status_name(Status status);
+
+struct Reply {
+  Status status = Status::runner_error;
+  std::string message;     ///< what went wrong, in the runtime's or the exception's words
+  std::string cuda_error;  ///< cudaError_t name, for cuda_error
+  double solve_ms = 0;     ///< wall time of solve (check mode)
+  Records records;
+  bool launches_recorded = false;  ///< false where kernel launches cannot be traced
+  // bench mode
+  std::vector<double> samples_s;         ///< solve, timed with events
+  std::vector<double> kernel_samples_s;  ///< the kernels alone, from traced calls
+  StopReason stop = StopReason::running;
+  bool minimums_met = false;
+  double wall_s = 0;
+  std::optional<HostMemory> host_memory;  ///< how host buffers were held while timed (GPU only)
+};
+
+void to_json(nlohmann::json& j, const BufferSlot& b);
+void from_json(const nlohmann::json& j, BufferSlot& b);
+void to_json(nlohmann::json& j, const Arg& a);
+void from_json(const nlohmann::json& j, Arg& a);
+void to_json(nlohmann::json& j, const Spec& s);
+void from_json(const nlohmann::json& j, Spec& s);
+void to_json(nlohmann::json& j, const Allocation& a);
+void from_json(const nlohmann::json& j, Allocation& a);
+void to_json(nlohmann::json& j, const Copy& c);
+void from_json(const nlohmann::json& j, Copy& c);
+void to_json(nlohmann::json& j, const Launch& l);
+void from_json(const nlohmann::json& j, Launch& l);
+void to_json(nlohmann::json& j, const FailedCall& f);
+void from_json(const nlohmann::json& j, FailedCall& f);
+void to_json(nlohmann::json& j, const Records& r);
+void from_json(const nlohmann::json& j, Records& r);
+void to_json(nlohmann::json& j, const Reply& r);
+void from_json(const nlohmann::json& j, Reply& r);
+
+/// Parses and validates a reply; throws ProtocolError with a one-line reason.
+Reply parse_reply(std::string_view text);
+/// Parses and validates a spec; throws ProtocolError with a one-line reason.
+Spec parse_spec(std::string_view text);
+/// The spec as the runner's command line carries it.
+std::string dump_spec(const Spec& spec);
+/// The reply as the runner writes it.
+std::string dump_reply(const Reply& reply);
+
+}  // namespace cudalab::protocol

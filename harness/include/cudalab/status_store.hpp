@@ -1,0 +1,51 @@
+// The last verdict of every checked source file, so that `cudalab list` can show where a
+// student stands.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cudalab/exercise_check.hpp"
+
+namespace cudalab {
+
+/// One recorded verdict.
+struct StoredStatus {
+  std::string verdict;    ///< verdict_name(), "wrong_output"
+  std::string title;      ///< verdict_title(), as `list` shows it
+  std::string backend;    ///< "gpu" or "sim"
+  std::int64_t time = 0;  ///< when it was recorded, seconds since the epoch
+};
+
+/// Whether `result` judges its whole source file: every case was selected (no `--size`), and the
+/// check either ran a case or failed before any (a compile error). A run of no case says nothing.
+bool is_complete_run(const ExerciseResult& result, const CheckOptions& options);
+
+/// Verdicts per source file (by absolute path) in a JSON file. Writes replace the file by rename,
+/// so a reader never sees half of one; a damaged or missing file reads as empty.
+class StatusStore {
+ public:
+  /// A store in `file`, which need not exist yet.
+  explicit StatusStore(std::filesystem::path file);
+
+  /// The store `cudalab list` reads: status.json in the module cache (cache_dir()).
+  static StatusStore in_cache();
+
+  [[nodiscard]] const std::filesystem::path& file() const { return file_; }
+
+  /// The last verdict recorded for `source`, if any.
+  [[nodiscard]] std::optional<StoredStatus> find(const std::filesystem::path& source) const;
+
+  /// Records the results of complete runs (is_complete_run) and leaves the others' entries as
+  /// they were. Returns how many were recorded; a file that cannot be written loses only the
+  /// status, so that is not an error.
+  std::size_t record(const std::vector<ExerciseResult>& results, const CheckOptions& options) const;
+
+ private:
+  std::filesystem::path file_;
+};
+
+}  // namespace cudalab

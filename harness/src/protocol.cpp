@@ -1,0 +1,338 @@
+// The one JSON mapping of the parent ↔ runner protocol. Readers check every field's type and
+// range: a reply comes from a process that ran student code, so nothing in it is trusted.
+#include "cudalab/protocol.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+namespace cudalab::protocol {
+
+using nlohmann::json;
+
+namespace {
+
+template <typename E>
+using Names = std::initializer_list<std::pair<E, const char*>>;
+
+template <typename E>
+const char* name_of(E value, Names<E> names) {
+  for (const auto& [v, n] : names) {
+    if (v == value) return n;
+  }
+  return "?";
+}
+
+template <typename E>
+E enum_field(const json& j, const char* key, Names<E> names) {
+  const json& v = j.at(key);
+  if (v.is_string()) {
+    const auto& text = v.get_ref<const std::string&>();
+    for (const auto& [e, n] : names) {
+      if (text == n) return e;
+    }
+  }
+  throw ProtocolError(std::string("field '") + key + "' has an unknown value " + v.dump().substr(0, 40));
+}
+
+const json& field(const json& j, const char* key) {
+  if (!j.is_object()) throw ProtocolError(std::string("expected an object holding '") + key + "'");
+  const auto it = j.find(key);
+  if (it == j.end()) throw ProtocolError(std::string("field '") + key + "' is missing");
+  return *it;
+}
+
+std::string text_field(const json& j, const char* key) {
+  const json& v = field(j, key);
+  if (!v.is_string()) throw ProtocolError(std::string("field '") + key + "' is not a string");
+  return v.get<std::string>();
+}
+
+bool bool_field(const json& j, const char* key) {
+  const json& v = field(j, key);
+  if (!v.is_boolean()) throw ProtocolError(std::string("field '") + key + "' is not true or false");
+  return v.get<bool>();
+}
+
+std::size_t count_field(const json& j, const char* key) {
+  const json& v = field(j, key);
+  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0)) {
+    throw ProtocolError(std::string("field '") + key + "' is not a count");
+  }
+  return v.get<std::size_t>();
+}
+
+/// A finite, non-negative number (times, durations).
+double seconds_field(const json& v, const char* key) {
+  if (!v.is_number()) throw ProtocolError(std::string("field '") + key + "' is not a number");
+  const double d = v.get<double>();
+  if (!std::isfinite(d) || d < 0) throw ProtocolError(std::string("field '") + key + "' is out of range");
+  return d;
+}
+
+double seconds_field(const json& j, const char* key, std::nullptr_t) { return seconds_field(field(j, key), key); }
+
+std::vector<double> seconds_list(const json& j, const char* key) {
+  const json& v = field(j, key);
+  if (!v.is_array()) throw ProtocolError(std::string("field '") + key + "' is not a list");
+  std::vector<double> out;
+  out.reserve(v.size());
+  for (const auto& x : v) out.push_back(seconds_field(x, key));
+  return out;
+}
+
+template <typename T>
+std::vector<T> list_field(const json& j, const char* key) {
+  const json& v = field(j, key);
+  if (!v.is_array()) throw ProtocolError(std::string("field '") + key + "' is not a list");
+  std::vector<T> out;
+  out.reserve(v.size());
+  for (const auto& x : v) out.push_back(x.get<T>());
+  return out;
+}
+
+std::array<unsigned, 3> dim3_field(const json& j, const char* key) {
+  const json& v = field(j, key);
+  if (!v.is_array() || v.size() != 3) throw ProtocolError(std::string("field '") + key + "' is not 3 numbers");
+  std::array<unsigned, 3> out{};
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (!v[i].is_number_unsigned()) throw ProtocolError(std::string("field '") + key + "' is not 3 numbers");
+    out[i] = v[i].get<unsigned>();
+  }
+  return out;
+}
+
+const Names<Mode> mode_names = {{Mode::check, "check"}, {Mode::bench, "bench"}};
+const Names<BufferRole> role_names = {
+    {BufferRole::input, "input"}, {BufferRole::output, "output"}, {BufferRole::inout, "inout"}};
+const Names<HostMemory> host_memory_names = {{HostMemory::page_locked, "page-locked"},
+                                             {HostMemory::pageable, "pageable"}};
+const Names<MemoryKind> memory_names = {
+    {MemoryKind::device, "device"}, {MemoryKind::managed, "managed"}, {MemoryKind::pinned, "pinned"}};
+const Names<CopyKind> copy_names = {{CopyKind::host_to_host, "HostToHost"},
+                                    {CopyKind::host_to_device, "HostToDevice"},
+                                    {CopyKind::device_to_host, "DeviceToHost"},
+                                    {CopyKind::device_to_device, "DeviceToDevice"},
+                                    {CopyKind::by_pointer, "Default"}};
+const Names<Status> status_names = {{Status::ok, "ok"},
+                                    {Status::load_error, "load_error"},
+                                    {Status::missing_symbol, "missing_symbol"},
+                                    {Status::exception, "exception"},
+                                    {Status::cuda_error, "cuda_error"},
+                                    {Status::no_device, "no_device"},
+                                    {Status::runner_error, "runner_error"}};
+const Names<StopReason> stop_names = {{StopReason::running, "running"},
+                                      {StopReason::noise_target_met, "noise_target_met"},
+                                      {StopReason::time_cap, "time_cap"},
+                                      {StopReason::max_samples, "max_samples"}};
+
+/// Runs `parse` on `text`, turning every failure into a ProtocolError naming `what`.
+template <typename T>
+T parse_checked(std::string_view text, const char* what) {
+  try {
+    return json::parse(text).get<T>();
+  } catch (const ProtocolError& e) {
+    throw ProtocolError(std::string("malformed ") + what + ": " + e.what());
+  } catch (const json::exception& e) {
+    std::string reason = e.what();
+    // nlohmann prefixes "[json.exception.type_error.302] "; the rest is the reason.
+    if (const auto close = reason.find("] "); close != std::string::npos) reason.erase(0, close + 2);
+    throw ProtocolError(std::string("malformed ") + what + ": " + reason);
+  }
+}
+
+}  // namespace
+
+const char* copy_kind_name(CopyKind kind) { return name_of(kind, copy_names); }
+
+const char* status_name(Status status) { return name_of(status, status_names); }
+
+void to_json(json& j, const BufferSlot& b) {
+  j = json{{"name", b.name}, {"offset", b.offset}, {"bytes", b.bytes}, {"role", name_of(b.role, role_names)}};
+}
+
+void from_json(const json& j, BufferSlot& b) {
+  b.name = text_field(j, "name");
+  b.offset = count_field(j, "offset");
+  b.bytes = count_field(j, "bytes");
+  b.role = enum_field(j, "role", role_names);
+}
+
+void to_json(json& j, const Arg& a) { j = a.buffer ? json{{"buffer", *a.buffer}} : json{{"int", a.value}}; }
+
+void from_json(const json& j, Arg& a) {
+  if (j.is_object() && j.contains("buffer")) {
+    a.buffer = count_field(j, "buffer");
+  } else {
+    const json& v = field(j, "int");
+    if (!v.is_number_integer()) throw ProtocolError("field 'int' is not an integer");
+    a.value = v.get<std::int64_t>();
+  }
+}
+
+void to_json(json& j, const Spec& s) {
+  const SamplingPolicy& p = s.policy;
+  j = json{{"mode", name_of(s.mode, mode_names)},
+           {"module", s.module},
+           {"symbol", s.symbol},
+           {"device_pointers", s.device_pointers},
+           {"total_bytes", s.total_bytes},
+           {"sets", s.sets},
+           {"args", s.args},
+           {"policy",
+            {{"warmup_runs", p.warmup_runs},
+             {"min_samples", p.min_samples},
+             {"min_time_s", p.min_time_s},
+             {"noise_target", p.noise_target},
+             {"time_cap_s", p.time_cap_s},
+             {"max_samples", p.max_samples}}},
+           {"host_memory", name_of(s.host_memory, host_memory_names)}};
+}
+
+void from_json(const json& j, Spec& s) {
+  s.mode = enum_field(j, "mode", mode_names);
+  s.module = text_field(j, "module");
+  s.symbol = text_field(j, "symbol");
+  s.device_pointers = bool_field(j, "device_pointers");
+  s.total_bytes = count_field(j, "total_bytes");
+  const json& sets = field(j, "sets");
+  if (!sets.is_array() || sets.empty()) throw ProtocolError("field 'sets' holds no input set");
+  s.sets.clear();
+  for (const auto& set : sets) s.sets.push_back(set.get<std::vector<BufferSlot>>());
+  s.args = list_field<Arg>(j, "args");
+  for (const auto& set : s.sets) {
+    if (set.size() != s.sets.front().size()) throw ProtocolError("input sets differ in their buffers");
+    for (const auto& b : set) {
+      if (b.offset > s.total_bytes || b.bytes > s.total_bytes - b.offset) {
+        throw ProtocolError("buffer '" + b.name + "' lies outside the shared file");
+      }
+    }
+  }
+  for (const auto& a : s.args) {
+    if (a.buffer && *a.buffer >= s.sets.front().size()) throw ProtocolError("an argument names no buffer");
+  }
+  const json& p = field(j, "policy");
+  s.policy.warmup_runs = count_field(p, "warmup_runs");
+  s.policy.min_samples = count_field(p, "min_samples");
+  s.policy.min_time_s = seconds_field(p, "min_time_s", nullptr);
+  s.policy.noise_target = seconds_field(p, "noise_target", nullptr);
+  s.policy.time_cap_s = seconds_field(p, "time_cap_s", nullptr);
+  s.policy.max_samples = count_field(p, "max_samples");
+  s.host_memory = enum_field(j, "host_memory", host_memory_names);
+}
+
+void to_json(json& j, const Allocation& a) {
+  j = json{{"api", a.api}, {"kind", name_of(a.kind, memory_names)}, {"bytes", a.bytes}, {"freed", a.freed}};
+}
+
+void from_json(const json& j, Allocation& a) {
+  a.api = text_field(j, "api");
+  a.kind = enum_field(j, "kind", memory_names);
+  a.bytes = count_field(j, "bytes");
+  a.freed = bool_field(j, "freed");
+}
+
+void to_json(json& j, const Copy& c) {
+  j = json{{"api", c.api},
+           {"kind", copy_kind_name(c.kind)},
+           {"bytes", c.bytes},
+           {"to_host_buffer", c.to_host_buffer},
+           {"from_host_buffer", c.from_host_buffer}};
+}
+
+void from_json(const json& j, Copy& c) {
+  c.api = text_field(j, "api");
+  c.kind = enum_field(j, "kind", copy_names);
+  c.bytes = count_field(j, "bytes");
+  c.to_host_buffer = text_field(j, "to_host_buffer");
+  c.from_host_buffer = text_field(j, "from_host_buffer");
+}
+
+void to_json(json& j, const Launch& l) {
+  j = json{{"kernel", l.kernel},
+           {"grid", l.grid},
+           {"block", l.block},
+           {"dynamic_shared_bytes", l.dynamic_shared_bytes},
+           {"static_shared_bytes", l.static_shared_bytes},
+           {"duration_s", l.duration_s}};
+}
+
+void from_json(const json& j, Launch& l) {
+  l.kernel = text_field(j, "kernel");
+  l.grid = dim3_field(j, "grid");
+  l.block = dim3_field(j, "block");
+  l.dynamic_shared_bytes = count_field(j, "dynamic_shared_bytes");
+  l.static_shared_bytes = count_field(j, "static_shared_bytes");
+  l.duration_s = seconds_field(j, "duration_s", nullptr);
+}
+
+void to_json(json& j, const FailedCall& f) { j = json{{"call", f.call}, {"error", f.error}, {"cause", f.cause}}; }
+
+void from_json(const json& j, FailedCall& f) {
+  f.call = text_field(j, "call");
+  f.error = text_field(j, "error");
+  f.cause = text_field(j, "cause");
+}
+
+void to_json(json& j, const Records& r) {
+  j = json{{"allocations", r.allocations}, {"copies", r.copies}, {"launches", r.launches}, {"dropped", r.dropped}};
+  if (r.first_failed_call) j["first_failed_call"] = *r.first_failed_call;
+}
+
+void from_json(const json& j, Records& r) {
+  r.allocations = list_field<Allocation>(j, "allocations");
+  r.copies = list_field<Copy>(j, "copies");
+  r.launches = list_field<Launch>(j, "launches");
+  r.dropped = j.contains("dropped") ? count_field(j, "dropped") : 0;
+  r.first_failed_call.reset();
+  if (j.contains("first_failed_call")) r.first_failed_call = field(j, "first_failed_call").get<FailedCall>();
+}
+
+void to_json(json& j, const Reply& r) {
+  j = json{{"status", status_name(r.status)},
+           {"message", r.message},
+           {"cuda_error", r.cuda_error},
+           {"solve_ms", r.solve_ms},
+           {"records", r.records},
+           {"launches_recorded", r.launches_recorded},
+           {"samples_s", r.samples_s},
+           {"kernel_samples_s", r.kernel_samples_s},
+           {"stop", name_of(r.stop, stop_names)},
+           {"minimums_met", r.minimums_met},
+           {"wall_s", r.wall_s}};
+  if (r.host_memory) j["host_memory"] = name_of(*r.host_memory, host_memory_names);
+}
+
+void from_json(const json& j, Reply& r) {
+  r.status = enum_field(j, "status", status_names);
+  r.message = text_field(j, "message");
+  r.cuda_error = text_field(j, "cuda_error");
+  r.solve_ms = seconds_field(j, "solve_ms", nullptr);
+  r.records = field(j, "records").get<Records>();
+  r.launches_recorded = bool_field(j, "launches_recorded");
+  r.samples_s = seconds_list(j, "samples_s");
+  r.kernel_samples_s = seconds_list(j, "kernel_samples_s");
+  r.stop = enum_field(j, "stop", stop_names);
+  r.minimums_met = bool_field(j, "minimums_met");
+  r.wall_s = seconds_field(j, "wall_s", nullptr);
+  r.host_memory.reset();
+  if (j.contains("host_memory")) r.host_memory = enum_field(j, "host_memory", host_memory_names);
+}
+
+Reply parse_reply(std::string_view text) {
+  if (text.size() > max_reply_bytes) throw ProtocolError("malformed reply: longer than the protocol allows");
+  return parse_checked<Reply>(text, "reply");
+}
+
+Spec parse_spec(std::string_view text) { return parse_checked<Spec>(text, "spec"); }
+
+std::string dump_spec(const Spec& spec) { return json(spec).dump(); }
+
+std::string dump_reply(const Reply& reply) {
+  // Kernel names are the student's; replace what is not UTF-8 instead of failing to write.
+  return json(reply).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace cudalab::protocol

@@ -1,0 +1,67 @@
+// The compiled-module cache: content keys, and age-based eviction that goes by last use.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cudalab/module_cache.hpp"
+
+namespace cudalab {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("cudalab-cache-test-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+void touch(const fs::path& p, std::chrono::hours age) {
+  std::ofstream(p) << "x";
+  fs::last_write_time(p, fs::file_time_type::clock::now() - age);
+}
+
+TEST(ModuleCache, KeysDependOnEveryPartAndItsBoundaries) {
+  EXPECT_EQ(content_key({"a", "bc"}), content_key({"a", "bc"}));
+  EXPECT_NE(content_key({"a", "bc"}), content_key({"ab", "c"}));
+  EXPECT_NE(content_key({"nvcc 12.4", "x"}), content_key({"nvcc 13.0", "x"}));
+  EXPECT_EQ(content_key({"x"}).size(), 32u);
+}
+
+TEST(ModuleCache, ModulesUnusedForLongAreEvictedAndRecentOnesKept) {
+  const fs::path dir = fresh_dir("evict");
+  touch(dir / "old.so", std::chrono::hours(24 * 40));
+  touch(dir / "old.log", std::chrono::hours(24 * 40));
+  touch(dir / "recent.so", std::chrono::hours(24 * 2));
+  touch(dir / "dead.tmp.123.456.so", std::chrono::hours(48));
+  touch(dir / "live.tmp.123.457.so", std::chrono::hours(0));
+  touch(dir / "status.json", std::chrono::hours(24 * 400));  // not a module: never touched
+  evict_stale_modules(dir, module_max_age);
+  EXPECT_FALSE(fs::exists(dir / "old.so"));
+  EXPECT_FALSE(fs::exists(dir / "old.log"));
+  EXPECT_TRUE(fs::exists(dir / "recent.so"));
+  EXPECT_FALSE(fs::exists(dir / "dead.tmp.123.456.so"));
+  EXPECT_TRUE(fs::exists(dir / "live.tmp.123.457.so"));
+  EXPECT_TRUE(fs::exists(dir / "status.json"));
+  fs::remove_all(dir);
+}
+
+TEST(ModuleCache, AHitCountsAsAUse) {
+  const fs::path dir = fresh_dir("hit");
+  const std::string key = content_key({"hit"});
+  touch(dir / (key + ".so"), std::chrono::hours(24 * 29));
+  bool compiled = false;
+  const CompileResult r = cached_compile(dir, key, [&](const fs::path&, std::string&) {
+    compiled = true;
+    return ProcessResult{};
+  });
+  EXPECT_TRUE(r.ok && r.cached);
+  EXPECT_FALSE(compiled);
+  EXPECT_LT(fs::file_time_type::clock::now() - fs::last_write_time(dir / (key + ".so")), std::chrono::hours(1));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace cudalab

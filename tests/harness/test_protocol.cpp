@@ -1,0 +1,119 @@
+// The parent <-> runner protocol: both sides' one JSON mapping round-trips, and a reply that does
+// not follow it (as a submission writing to the reply pipe would produce) is refused with a
+// one-line reason instead of an exception that ends the run.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cudalab/protocol.hpp"
+
+namespace cudalab::protocol {
+namespace {
+
+using nlohmann::json;
+
+Reply sample_reply() {
+  Reply r;
+  r.status = Status::cuda_error;
+  r.message = "invalid argument";
+  r.cuda_error = "cudaErrorInvalidValue";
+  r.solve_ms = 1.5;
+  r.launches_recorded = true;
+  r.records.allocations.push_back({"cudaMallocManaged", MemoryKind::managed, 4000, false, 0x1000});
+  r.records.copies.push_back({"cudaMemcpy2D", CopyKind::host_to_device, 64, "", "a", 0x1, 0x2});
+  Launch l;
+  l.kernel = "tiled";
+  l.grid = {4, 2, 1};
+  l.block = {16, 16, 1};
+  l.static_shared_bytes = 2048;
+  r.records.launches.push_back(l);
+  r.records.first_failed_call = FailedCall{"cudaMemcpy(...)", "cudaErrorInvalidValue", "the destination comes first"};
+  r.samples_s = {0.001, 0.002};
+  r.stop = StopReason::noise_target_met;
+  r.host_memory = HostMemory::page_locked;
+  return r;
+}
+
+TEST(Protocol, ReplyRoundTripsThroughTheOneMapping) {
+  const Reply back = parse_reply(dump_reply(sample_reply()));
+  EXPECT_EQ(back.status, Status::cuda_error);
+  EXPECT_EQ(back.cuda_error, "cudaErrorInvalidValue");
+  EXPECT_DOUBLE_EQ(back.solve_ms, 1.5);
+  ASSERT_EQ(back.records.allocations.size(), 1u);
+  EXPECT_EQ(back.records.allocations[0].kind, MemoryKind::managed);
+  EXPECT_EQ(back.records.allocations[0].api, "cudaMallocManaged");
+  ASSERT_EQ(back.records.copies.size(), 1u);
+  EXPECT_EQ(back.records.copies[0].kind, CopyKind::host_to_device);
+  EXPECT_EQ(back.records.copies[0].from_host_buffer, "a");
+  EXPECT_EQ(back.records.copies[0].dst, 0u) << "addresses stay in the runner";
+  ASSERT_EQ(back.records.launches.size(), 1u);
+  EXPECT_EQ(back.records.launches[0].grid, (std::array<unsigned, 3>{4, 2, 1}));
+  ASSERT_TRUE(back.records.first_failed_call);
+  EXPECT_EQ(back.records.first_failed_call->cause, "the destination comes first");
+  EXPECT_EQ(back.stop, StopReason::noise_target_met);
+  ASSERT_TRUE(back.host_memory);
+  EXPECT_EQ(*back.host_memory, HostMemory::page_locked);
+}
+
+TEST(Protocol, SpecRoundTripsAndIsValidated) {
+  Spec s;
+  s.mode = Mode::bench;
+  s.module = "/tmp/m.so";
+  s.symbol = "_Z5solvePii";
+  s.total_bytes = 512;
+  s.sets = {{{"data", 0, 256, BufferRole::inout}}, {{"data", 256, 256, BufferRole::inout}}};
+  s.args = {{0, 0}, {std::nullopt, 64}};
+  s.policy.time_cap_s = 3;
+  s.host_memory = HostMemory::pageable;
+  const Spec back = parse_spec(dump_spec(s));
+  EXPECT_EQ(back.mode, Mode::bench);
+  ASSERT_EQ(back.sets.size(), 2u);
+  EXPECT_EQ(back.sets[1][0].offset, 256u);
+  EXPECT_EQ(back.sets[1][0].role, BufferRole::inout);
+  ASSERT_EQ(back.args.size(), 2u);
+  EXPECT_EQ(back.args[0].buffer, 0u);
+  EXPECT_EQ(back.args[1].value, 64);
+  EXPECT_DOUBLE_EQ(back.policy.time_cap_s, 3);
+  EXPECT_EQ(back.host_memory, HostMemory::pageable);
+  // A buffer outside the shared file is refused before anything is mapped.
+  s.sets[1][0].bytes = 4096;
+  EXPECT_THROW((void)parse_spec(dump_spec(s)), ProtocolError);
+}
+
+/// parse_reply's one-line reason for `text`, or "" when it parses.
+std::string refusal(const std::string& text) {
+  try {
+    (void)parse_reply(text);
+    return "";
+  } catch (const ProtocolError& e) {
+    return e.what();
+  }
+}
+
+TEST(Protocol, MalformedRepliesAreRefusedWithAReason) {
+  // The row of the issue: a submission's own reply with a string where a time belongs.
+  EXPECT_NE(refusal(R"({"status":"ok","solve_ms":"fast"})").find("malformed reply"), std::string::npos);
+  json good = sample_reply();
+  json j = good;
+  j["solve_ms"] = "fast";
+  EXPECT_NE(refusal(j.dump()).find("field 'solve_ms' is not a number"), std::string::npos) << refusal(j.dump());
+  j = good;
+  j["status"] = "great";
+  EXPECT_NE(refusal(j.dump()).find("field 'status' has an unknown value"), std::string::npos);
+  j = good;
+  j["solve_ms"] = -1;
+  EXPECT_NE(refusal(j.dump()).find("out of range"), std::string::npos);
+  j = good;
+  j["records"]["launches"][0]["grid"] = json::array({1, 2});
+  EXPECT_NE(refusal(j.dump()).find("'grid' is not 3 numbers"), std::string::npos);
+  j = good;
+  j["records"]["allocations"][0]["bytes"] = -5;
+  EXPECT_NE(refusal(j.dump()).find("'bytes' is not a count"), std::string::npos);
+  EXPECT_NE(refusal("{\"status\":").find("malformed reply"), std::string::npos);
+  EXPECT_NE(refusal("[]").find("malformed reply"), std::string::npos);
+  EXPECT_NE(refusal(std::string(max_reply_bytes + 1, ' ')).find("longer than the protocol allows"), std::string::npos);
+  EXPECT_EQ(refusal(good.dump()), "");
+}
+
+}  // namespace
+}  // namespace cudalab::protocol

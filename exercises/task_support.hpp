@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cudalab/registry.hpp"
 #include "cudalab/task.hpp"
 
 namespace cudalab::tasks {
@@ -161,12 +162,5 @@ inline std::string cpu_sum_name(const std::string& what) {
   std::string name = cpu_loop_name(what);
   return name.replace(name.rfind(kSimdIsa), std::string(kSimdIsa).size(), kSumIsa);
 }
-
-// One factory per exercise; registry.cpp lists them in order.
-std::unique_ptr<Task> make_increment_task();
-std::unique_ptr<Task> make_vector_add_task();
-std::unique_ptr<Task> make_matmul_task();
-std::unique_ptr<Task> make_normalize_task();
-std::unique_ptr<Task> make_reduce_task();
 
 }  // namespace cudalab::tasks

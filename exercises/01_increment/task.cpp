@@ -109,8 +109,7 @@ class IncrementTask final : public Task {
   TaskInfo info_;
 };
 
+CUDALAB_REGISTER_TASK(IncrementTask);
+
 }  // namespace
-
-std::unique_ptr<Task> make_increment_task() { return std::make_unique<IncrementTask>(); }
-
 }  // namespace cudalab::tasks

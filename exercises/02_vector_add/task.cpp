@@ -128,8 +128,7 @@ class VectorAddTask final : public Task {
   TaskInfo info_;
 };
 
+CUDALAB_REGISTER_TASK(VectorAddTask);
+
 }  // namespace
-
-std::unique_ptr<Task> make_vector_add_task() { return std::make_unique<VectorAddTask>(); }
-
 }  // namespace cudalab::tasks

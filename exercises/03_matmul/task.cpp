@@ -176,8 +176,7 @@ class MatmulTask final : public Task {
   TaskInfo info_;
 };
 
+CUDALAB_REGISTER_TASK(MatmulTask);
+
 }  // namespace
-
-std::unique_ptr<Task> make_matmul_task() { return std::make_unique<MatmulTask>(); }
-
 }  // namespace cudalab::tasks

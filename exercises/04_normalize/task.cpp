@@ -147,8 +147,7 @@ class NormalizeTask final : public Task {
   TaskInfo info_;
 };
 
+CUDALAB_REGISTER_TASK(NormalizeTask);
+
 }  // namespace
-
-std::unique_ptr<Task> make_normalize_task() { return std::make_unique<NormalizeTask>(); }
-
 }  // namespace cudalab::tasks

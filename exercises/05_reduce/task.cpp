@@ -155,8 +155,7 @@ class ReduceTask final : public Task {
   TaskInfo info_;
 };
 
+CUDALAB_REGISTER_TASK(ReduceTask);
+
 }  // namespace
-
-std::unique_ptr<Task> make_reduce_task() { return std::make_unique<ReduceTask>(); }
-
 }  // namespace cudalab::tasks

@@ -1,22 +1,43 @@
-// The list of exercises. A new exercise adds its factory here and its task.cpp to CMakeLists.txt.
+// The registry of exercises: each exercises/NN_name/task.cpp registers its task
+// (CUDALAB_REGISTER_TASK), and lookup by the names a user types.
 #include "cudalab/registry.hpp"
 
 #include <algorithm>
 #include <charconv>
-
-#include "task_support.hpp"
+#include <stdexcept>
 
 namespace cudalab {
+
+namespace {
+
+/// Filled during static initialisation, before main: a function-local static, so that the order
+/// in which the task files are initialised does not matter.
+std::vector<TaskFactory>& factories() {
+  static std::vector<TaskFactory> list;
+  return list;
+}
+
+}  // namespace
+
+bool register_task(TaskFactory factory) {
+  factories().push_back(factory);
+  return true;
+}
 
 const std::vector<std::unique_ptr<Task>>& all_tasks() {
   static const std::vector<std::unique_ptr<Task>> tasks = [] {
     std::vector<std::unique_ptr<Task>> v;
-    v.push_back(tasks::make_increment_task());
-    v.push_back(tasks::make_vector_add_task());
-    v.push_back(tasks::make_matmul_task());
-    v.push_back(tasks::make_normalize_task());
-    v.push_back(tasks::make_reduce_task());
+    for (TaskFactory make : factories()) v.push_back(make());
     std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a->info().number < b->info().number; });
+    for (std::size_t i = 1; i < v.size(); ++i) {
+      for (std::size_t j = 0; j < i; ++j) {
+        const TaskInfo& a = v[j]->info();
+        const TaskInfo& b = v[i]->info();
+        if (a.number == b.number || a.id == b.id || a.name == b.name) {
+          throw std::logic_error("exercises " + a.id + " and " + b.id + " share a number, folder or short name");
+        }
+      }
+    }
     return v;
   }();
   return tasks;

@@ -149,6 +149,24 @@ std::string describe_failed_call(const protocol::FailedCall& f) {
   return f.cause.empty() ? f.call + " failed" : f.call + " failed: " + f.cause;
 }
 
+/// For a host-pointer exercise whose kernel faulted without any device memory to work on: the
+/// kernel was most likely given the host pointers themselves.
+std::optional<std::string> host_memory_hint(const TaskInfo& info, const protocol::Reply& reply) {
+  if (info.pointers != PointerKind::host || reply.cuda_error != "cudaErrorIllegalAddress") return std::nullopt;
+  if (reply.records.first_failed_call) return std::nullopt;  // the simulator names the argument itself
+  const bool device_memory = std::ranges::any_of(
+      reply.records.allocations, [](const protocol::Allocation& a) { return a.kind != protocol::MemoryKind::pinned; });
+  if (device_memory) return std::nullopt;
+  std::string names;
+  for (const auto& p : info.signature.params) {
+    if (p.kind == Param::Kind::buffer) names += (names.empty() ? "" : ", ") + p.name;
+  }
+  return fmt::format(
+      "solve allocated no device memory, so the kernel must have been given the host pointers ({}) themselves: "
+      "device code cannot use host memory — cudaMalloc device buffers, cudaMemcpy the inputs there and pass those",
+      names);
+}
+
 std::string describe_bytes(double bytes) {
   if (bytes >= 1 << 20) return fmt::format("{:.1f} MiB", bytes / (1 << 20));
   if (bytes >= 1 << 10) return fmt::format("{:.1f} KiB", bytes / (1 << 10));
@@ -348,6 +366,7 @@ CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buf
       } else {
         r.message = fmt::format("{} at {}: {}", result.cuda_error, c.label(), message);
       }
+      if (auto hint = host_memory_hint(task.info(), result)) r.hints.push_back(*hint);
       return r;
     case protocol::Status::missing_symbol:
       r.verdict = Verdict::wrong_signature;

@@ -1,5 +1,5 @@
 // expect: cuda_error | is a host pointer
-// expect on gpu: requirement_unmet | data was never copied to the device
+// expect on gpu: cuda_error | device code cannot use host memory
 // Bug: the kernel is launched on the host pointer itself: no cudaMalloc, no cudaMemcpy. Device
 // code cannot use ordinary host memory (on a GPU that can reach it through the driver, the
 // result may even come out right, but the transfers this exercise is about never happen).

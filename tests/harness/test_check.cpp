@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cudalab/check.hpp"
+#include "cudalab/judge.hpp"
 
 namespace cudalab {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cudalab/process.hpp"
+#include "cudalab/detail/process.hpp"
 
 namespace cudalab {
 namespace {

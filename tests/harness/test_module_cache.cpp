@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cudalab/module_cache.hpp"
+#include "cudalab/detail/module_cache.hpp"
 
 namespace cudalab {
 namespace {

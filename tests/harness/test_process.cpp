@@ -13,7 +13,7 @@
 #include <sstream>
 #include <thread>
 
-#include "cudalab/process.hpp"
+#include "cudalab/detail/process.hpp"
 
 namespace cudalab {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cudalab/check.hpp"
+#include "cudalab/judge.hpp"
 #include "cudalab/registry.hpp"
 
 namespace cudalab {

@@ -10,41 +10,20 @@
 #include <vector>
 
 #include "cudalab/exercise_check.hpp"
+#include "cudalab/gpu_probe.hpp"
 #include "cudalab/timing.hpp"
 
 namespace cudalab {
 
-/// The GPU as the runner's probe reports it.
-struct GpuDevice {
-  std::string name;
-  std::string uuid;
-  int sm_count = 0;
-  int clock_khz = 0;        ///< the boost clock the device reports
-  int driver_version = 0;   ///< CUDA driver API version, 13000 for 13.0
-  int runtime_version = 0;  ///< CUDA runtime version
-  int cc_major = 0;         ///< compute capability, 9.0 for an H100
-  int cc_minor = 0;
-};
-
 /// FP32 FMA lanes per SM for a compute capability: 64 on P100, V100, T4 and A100, 128 on the
 /// consumer Pascal parts, on Ampere from 8.6 and on Ada, Hopper and Blackwell.
 int fp32_lanes_per_sm(int cc_major, int cc_minor);
-
-/// The first device the GPU runner sees, or nothing (with `why`) when there is none.
-std::optional<GpuDevice> probe_gpu(const std::filesystem::path& runner, std::string& why);
 
 /// Peak device bandwidth (a 1 GiB device-to-device copy, bytes read plus written, measured once
 /// per device and driver and cached in `cache_dir/peaks.json`) and FP32 peak (SMs × clock × FMA
 /// lanes per SM for the compute capability × 2). `measured_now` says whether the copy ran in this call.
 Peaks device_peaks(const std::filesystem::path& runner, const GpuDevice& device, const std::filesystem::path& cache_dir,
                    bool& measured_now);
-
-/// Clock and throttle state from nvidia-smi (NVML's tool): "SM 1980 MHz of 1980, 45 C, throttle: none";
-/// empty when nvidia-smi is missing.
-std::string clock_state();
-
-/// The NVIDIA driver's version ("580.159.04") from nvidia-smi; empty when unknown.
-std::string nvidia_driver();
 
 struct BenchOptions {
   std::uint64_t seed = 0;

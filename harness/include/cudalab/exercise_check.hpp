@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cudalab/check.hpp"
+#include "cudalab/judge.hpp"
 #include "cudalab/protocol.hpp"
 #include "cudalab/task.hpp"
 #include "cudalab/toolchain.hpp"

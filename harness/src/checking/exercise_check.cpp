@@ -11,9 +11,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cudalab/module_cache.hpp"
+#include "cudalab/detail/module_cache.hpp"
+#include "cudalab/detail/process.hpp"
 #include "cudalab/paths.hpp"
-#include "cudalab/process.hpp"
 #include "cudalab/protocol.hpp"
 
 namespace cudalab {

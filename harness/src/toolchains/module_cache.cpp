@@ -1,4 +1,4 @@
-#include "cudalab/module_cache.hpp"
+#include "cudalab/detail/module_cache.hpp"
 
 #include <unistd.h>
 #define XXH_INLINE_ALL  // header-only: nothing to link or carry

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cudalab/process.hpp"
+#include "cudalab/detail/process.hpp"
 #include "cudalab/toolchain.hpp"
 
 namespace cudalab {

@@ -1,4 +1,4 @@
-#include "cudalab/check.hpp"
+#include "cudalab/judge.hpp"
 
 #include <algorithm>
 #include <bit>

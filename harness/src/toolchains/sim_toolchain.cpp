@@ -9,9 +9,9 @@
 #include <thread>
 #include <vector>
 
-#include "cudalab/module_cache.hpp"
+#include "cudalab/detail/module_cache.hpp"
+#include "cudalab/detail/process.hpp"
 #include "cudalab/paths.hpp"
-#include "cudalab/process.hpp"
 #include "cudalab/toolchain.hpp"
 #include "translate.hpp"
 

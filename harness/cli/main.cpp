@@ -32,9 +32,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace cudalab;
 
-constexpr int exit_passed = 0;
-constexpr int exit_failed = 1;
-constexpr int exit_usage = 2;
+constexpr int kExitPassed = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
 
 /// A usage problem: printed as one line, exit code 2 (as a SetupError is).
 struct UsageError : std::runtime_error {
@@ -262,7 +262,7 @@ int run_bench(const BenchArgs& args, const std::string& command_line) {
                f.message, verdict_title(f.verdict));
     for (const auto& d : f.details) fmt::print(stderr, "    {}\n", d);
   }
-  return failures.empty() ? exit_passed : exit_failed;
+  return failures.empty() ? kExitPassed : kExitFailed;
 }
 
 int run_list() {
@@ -280,7 +280,7 @@ int run_list() {
   fmt::print(
       "\nRun `cudalab check NAME` after editing exercises/NAME/kernel.cu; name an exercise by its\n"
       "folder (03_matmul), its name (matmul) or its number (3).\n");
-  return exit_passed;
+  return kExitPassed;
 }
 
 struct CheckArgs {
@@ -347,13 +347,13 @@ int run_check(const CheckArgs& args) {
     if (junit) write_check_junit(junit, results);
     if (!junit) {
       fmt::print(stderr, "cudalab: cannot write the JUnit report to {}\n", args.junit);
-      return exit_usage;
+      return kExitUsage;
     }
   }
   for (const auto& r : results) {
-    if (r.verdict != Verdict::passed) return exit_failed;
+    if (r.verdict != Verdict::passed) return kExitFailed;
   }
-  return exit_passed;
+  return kExitPassed;
 }
 
 /// What is wrong with the subcommand of a command line, before CLI11 parses it.
@@ -454,13 +454,13 @@ int main(int argc, char** argv) {
   if (const auto problem = subcommand_problem(app, argc, argv)) {
     if (problem->show_help) std::cout << app.help() << std::flush;
     fmt::print(stderr, "cudalab: {}\n", problem->message);
-    return exit_usage;
+    return kExitUsage;
   }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
-    return e.get_exit_code() == 0 ? code : exit_usage;
+    return e.get_exit_code() == 0 ? code : kExitUsage;
   }
   std::string command_line = "cudalab";
   for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
@@ -470,13 +470,13 @@ int main(int argc, char** argv) {
     if (check->parsed()) return run_check(check_args);
   } catch (const UsageError& e) {
     fmt::print(stderr, "cudalab: {}\n", e.what());
-    return exit_usage;
+    return kExitUsage;
   } catch (const SetupError& e) {
     fmt::print(stderr, "cudalab: {}\n", e.what());
-    return exit_usage;
+    return kExitUsage;
   } catch (const std::exception& e) {
     fmt::print(stderr, "cudalab: {}\n", e.what());
-    return exit_usage;
+    return kExitUsage;
   }
-  return exit_usage;
+  return kExitUsage;
 }

@@ -11,7 +11,7 @@ namespace {
 
 // Reads `count` 16-byte words of `buffer` in a grid-stride loop and stores to `sink` only if the
 // XOR of all of them has a value the zeroed buffer cannot produce, so the loads are not removed.
-constexpr const char* flush_ptx = R"(
+constexpr const char* kFlushPtx = R"(
 .version 6.0
 .target sm_50
 .address_size 64
@@ -74,7 +74,7 @@ L2Flush::L2Flush() {
   // Written once here, outside any timing; from then on the flush only reads.
   check(cudaMemset(buffer_, 0, bytes_), "clearing the L2 flush buffer");
   cudaLibrary_t library = nullptr;
-  check(cudaLibraryLoadData(&library, flush_ptx, nullptr, nullptr, 0, nullptr, nullptr, 0),
+  check(cudaLibraryLoadData(&library, kFlushPtx, nullptr, nullptr, 0, nullptr, nullptr, 0),
         "loading the L2 flush kernel");
   cudaKernel_t kernel = nullptr;
   check(cudaLibraryGetKernel(&kernel, library, "cudalab_l2_flush"), "finding the L2 flush kernel");

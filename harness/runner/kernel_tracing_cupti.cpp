@@ -16,7 +16,7 @@
 namespace cudalab::runner {
 namespace {
 
-constexpr std::size_t trace_buffer_bytes = 1 << 20;
+constexpr std::size_t kTraceBufferBytes = 1 << 20;
 std::atomic<double> traced_seconds{0};
 bool callbacks_registered = false;
 
@@ -28,8 +28,8 @@ std::string demangle(const char* name) {
 }
 
 void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
-  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, trace_buffer_bytes));
-  *size = trace_buffer_bytes;
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kTraceBufferBytes));
+  *size = kTraceBufferBytes;
   *max_records = 0;
 }
 

@@ -23,7 +23,7 @@ Keeper& keeper() {
 /// Appends to a bounded list, counting what does not fit.
 template <typename T>
 void append(protocol::Records& r, std::vector<T>& list, T value) {
-  if (list.size() < protocol::max_records_per_kind) {
+  if (list.size() < protocol::kMaxRecordsPerKind) {
     list.push_back(std::move(value));
   } else {
     ++r.dropped;
@@ -39,9 +39,9 @@ std::optional<LiveAllocation> find_locked(const Keeper& k, std::uintptr_t a) {
 }
 
 const char* memcpy_kind_text(int kind) {
-  constexpr const char* names[] = {"cudaMemcpyHostToHost", "cudaMemcpyHostToDevice", "cudaMemcpyDeviceToHost",
-                                   "cudaMemcpyDeviceToDevice", "cudaMemcpyDefault"};
-  return kind >= 0 && kind <= 4 ? names[kind] : "an invalid cudaMemcpyKind";
+  constexpr const char* kNames[] = {"cudaMemcpyHostToHost", "cudaMemcpyHostToDevice", "cudaMemcpyDeviceToHost",
+                                    "cudaMemcpyDeviceToDevice", "cudaMemcpyDefault"};
+  return kind >= 0 && kind <= 4 ? kNames[kind] : "an invalid cudaMemcpyKind";
 }
 
 /// What a pointer is, for messages: "device 0x7f…(4000-byte allocation)" or "host 0x7ffd…".

@@ -71,29 +71,29 @@ void write_reply(const Reply& reply) {
   const char* p = text.data();
   std::size_t left = text.size();
   while (left > 0) {
-    const ssize_t n = write(protocol::reply_fd, p, left);
+    const ssize_t n = write(protocol::kReplyFd, p, left);
     if (n <= 0) break;
     p += n;
     left -= static_cast<std::size_t>(n);
   }
-  close(protocol::reply_fd);
+  close(protocol::kReplyFd);
 }
 
 // Calls `fn` with arguments whose kinds are known only at run time. All contract parameters are
 // pointers or ints, so the recursion instantiates at most 2^6 call shapes.
 using Arg = std::intptr_t;
 using Args = std::vector<std::pair<bool, Arg>>;
-constexpr std::size_t max_args = 6;
+constexpr std::size_t kMaxArgs = 6;
 
 template <typename... Ts>
 void call_solve(void* fn, const Args& args, Ts... done) {
-  constexpr std::size_t have = sizeof...(Ts);
-  if (have == args.size()) {
+  constexpr std::size_t kHave = sizeof...(Ts);
+  if (kHave == args.size()) {
     reinterpret_cast<void (*)(Ts...)>(fn)(done...);
     return;
   }
-  if constexpr (have < max_args) {
-    const auto& [is_pointer, value] = args[have];
+  if constexpr (kHave < kMaxArgs) {
+    const auto& [is_pointer, value] = args[kHave];
     if (is_pointer) {
       call_solve(fn, args, done..., reinterpret_cast<void*>(value));
     } else {
@@ -152,14 +152,14 @@ int probe() {
 /// Device-to-device copy bandwidth, bytes read plus bytes written per second: the ceiling that
 /// memory-bound kernels are measured against.
 int peak() {
-  constexpr std::size_t bytes = std::size_t{1} << 30;
+  constexpr std::size_t kBytes = std::size_t{1} << 30;
   void* a = nullptr;
   void* b = nullptr;
-  if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess) {
+  if (cudaMalloc(&a, kBytes) != cudaSuccess || cudaMalloc(&b, kBytes) != cudaSuccess) {
     std::printf("{\"error\": \"cannot allocate 2 GiB\"}\n");
     return 1;
   }
-  cudaMemset(a, 1, bytes);
+  cudaMemset(a, 1, kBytes);
   cudaEvent_t start, stop;
   cudaEventCreate(&start);
   cudaEventCreate(&stop);
@@ -169,7 +169,7 @@ int peak() {
   cudalab::Sampler sampler(policy);
   while (sampler.want_more()) {
     cudaEventRecord(start);
-    cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
+    cudaMemcpy(b, a, kBytes, cudaMemcpyDeviceToDevice);
     cudaEventRecord(stop);
     cudaEventSynchronize(stop);
     float ms = 0;
@@ -177,10 +177,10 @@ int peak() {
     sampler.add(ms * 1e-3);
   }
   const auto s = sampler.summary();
-  std::printf("%s\n", json{{"copy_bytes", bytes},
+  std::printf("%s\n", json{{"copy_bytes", kBytes},
                            {"median_s", s.median},
                            {"samples", s.n},
-                           {"bandwidth_gbs", 2.0 * static_cast<double>(bytes) / s.median / 1e9}}
+                           {"bandwidth_gbs", 2.0 * static_cast<double>(kBytes) / s.median / 1e9}}
                           .dump()
                           .c_str());
   return 0;
@@ -233,7 +233,7 @@ class Run {
  private:
   void map_buffers() {
     void* p = mmap(nullptr, std::max<std::size_t>(spec_.total_bytes, 1), PROT_READ | PROT_WRITE, MAP_SHARED,
-                   protocol::buffers_fd, 0);
+                   protocol::kBuffersFd, 0);
     if (p == MAP_FAILED) throw Stop{error_reply(Status::runner_error, "cannot map the buffers")};
     base_ = static_cast<std::byte*>(p);
     for (const auto& set : spec_.sets) {
@@ -288,7 +288,7 @@ class Run {
         args.emplace_back(false, static_cast<Arg>(a.value));
       }
     }
-    if (args.size() > max_args) throw Stop{error_reply(Status::runner_error, "too many parameters")};
+    if (args.size() > kMaxArgs) throw Stop{error_reply(Status::runner_error, "too many parameters")};
     return args;
   }
 
@@ -419,10 +419,10 @@ class Run {
     // Device-pointer exercises: the kernels' own time from a few traced calls apart from the
     // timed ones, as a profiler would report it (no launch gaps, no host work in solve).
     if (device_pointers && !reply.samples_s.empty()) {
-      constexpr std::size_t traced_calls = 20;
+      constexpr std::size_t kTracedCalls = 20;
       const double budget_s = std::max(1.0, 0.2 * policy.time_cap_s);
       const auto phase_start = Clock::now();
-      for (std::size_t i = 0; i < traced_calls; ++i) {
+      for (std::size_t i = 0; i < kTracedCalls; ++i) {
         const std::size_t set = i % sets_.size();
         restore_inputs(set, host_pristine);
         flush();

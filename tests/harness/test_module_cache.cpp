@@ -38,7 +38,7 @@ TEST(ModuleCache, ModulesUnusedForLongAreEvictedAndRecentOnesKept) {
   touch(dir / "dead.tmp.123.456.so", std::chrono::hours(48));
   touch(dir / "live.tmp.123.457.so", std::chrono::hours(0));
   touch(dir / "status.json", std::chrono::hours(24 * 400));  // not a module: never touched
-  evict_stale_modules(dir, module_max_age);
+  evict_stale_modules(dir, kModuleMaxAge);
   EXPECT_FALSE(fs::exists(dir / "old.so"));
   EXPECT_FALSE(fs::exists(dir / "old.log"));
   EXPECT_TRUE(fs::exists(dir / "recent.so"));

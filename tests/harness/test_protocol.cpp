@@ -111,7 +111,7 @@ TEST(Protocol, MalformedRepliesAreRefusedWithAReason) {
   EXPECT_NE(refusal(j.dump()).find("'bytes' is not a count"), std::string::npos);
   EXPECT_NE(refusal("{\"status\":").find("malformed reply"), std::string::npos);
   EXPECT_NE(refusal("[]").find("malformed reply"), std::string::npos);
-  EXPECT_NE(refusal(std::string(max_reply_bytes + 1, ' ')).find("longer than the protocol allows"), std::string::npos);
+  EXPECT_NE(refusal(std::string(kMaxReplyBytes + 1, ' ')).find("longer than the protocol allows"), std::string::npos);
   EXPECT_EQ(refusal(good.dump()), "");
 }
 

@@ -29,12 +29,12 @@
 
 namespace cudalab::protocol {
 
-inline constexpr int buffers_fd = 3;  ///< memfd holding every buffer, laid out by the parent
-inline constexpr int reply_fd = 4;    ///< pipe the runner writes its Reply to
+inline constexpr int kBuffersFd = 3;  ///< memfd holding every buffer, laid out by the parent
+inline constexpr int kReplyFd = 4;    ///< pipe the runner writes its Reply to
 /// The parent reads at most this much of a reply; a longer one is malformed.
-inline constexpr std::size_t max_reply_bytes = std::size_t{8} << 20;
+inline constexpr std::size_t kMaxReplyBytes = std::size_t{8} << 20;
 /// The record keeper keeps at most this many records of each kind; the rest are counted only.
-inline constexpr std::size_t max_records_per_kind = 4096;
+inline constexpr std::size_t kMaxRecordsPerKind = 4096;
 
 /// A reply or spec that does not follow the protocol.
 struct ProtocolError : std::runtime_error {

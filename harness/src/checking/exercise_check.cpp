@@ -23,8 +23,8 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::size_t buffer_alignment = 256;
-constexpr std::size_t max_output_lines_shown = 12;
+constexpr std::size_t kBufferAlignment = 256;
+constexpr std::size_t kMaxOutputLinesShown = 12;
 
 /// The buffers of one case (one or more input sets) in a shared memory file, mapped here and
 /// inherited by the runner.
@@ -35,7 +35,7 @@ class SharedBuffers {
       std::vector<std::size_t> offsets;
       for (const auto& b : set) {
         offsets.push_back(total_);
-        total_ += (b.bytes.size() + buffer_alignment - 1) / buffer_alignment * buffer_alignment;
+        total_ += (b.bytes.size() + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
       }
       offsets_.push_back(std::move(offsets));
     }
@@ -120,7 +120,7 @@ std::vector<std::string> output_lines(const std::string& output, std::size_t tot
   std::vector<std::string> lines;
   std::istringstream in(output);
   std::string line;
-  while (std::getline(in, line) && lines.size() < max_output_lines_shown) lines.push_back("| " + line);
+  while (std::getline(in, line) && lines.size() < kMaxOutputLinesShown) lines.push_back("| " + line);
   if (total_bytes > output.size() || !in.eof())
     lines.push_back(fmt::format("| … ({} bytes of output in all)", total_bytes));
   return lines;
@@ -273,12 +273,12 @@ CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buf
   if (pipe2(result_pipe, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a pipe");
   ProcessOptions opts;
   opts.argv = {call.toolchain.runner().string(), "--spec", protocol::dump_spec(spec)};
-  opts.inherit = {{shared.fd(), protocol::buffers_fd}, {result_pipe[1], protocol::reply_fd}};
+  opts.inherit = {{shared.fd(), protocol::kBuffersFd}, {result_pipe[1], protocol::kReplyFd}};
   opts.result_fd = result_pipe[0];
   opts.close_after_spawn = {result_pipe[1]};
   opts.timeout = call.timeout;
   opts.max_output_bytes = call.max_output_bytes;
-  opts.max_result_bytes = protocol::max_reply_bytes;
+  opts.max_result_bytes = protocol::kMaxReplyBytes;
   ProcessResult p = run_process(opts);
   close(result_pipe[0]);
   const std::vector<std::vector<Expected>>& expected_sets = expected();
@@ -287,7 +287,7 @@ CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buf
     r.verdict = Verdict::runner_error;
     r.message =
         fmt::format("the runner's reply at {} was longer than {}: did solve write to file descriptor {}?", c.label(),
-                    describe_bytes(static_cast<double>(protocol::max_reply_bytes)), protocol::reply_fd);
+                    describe_bytes(static_cast<double>(protocol::kMaxReplyBytes)), protocol::kReplyFd);
     return r;
   }
   switch (p.status) {
@@ -331,7 +331,7 @@ CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buf
   } catch (const protocol::ProtocolError& e) {
     r.verdict = Verdict::runner_error;
     r.message = fmt::format("the runner's reply at {} is unusable ({}); did solve write to file descriptor {}?",
-                            c.label(), e.what(), protocol::reply_fd);
+                            c.label(), e.what(), protocol::kReplyFd);
     r.details = shown_output;
     return r;
   }

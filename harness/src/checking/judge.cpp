@@ -14,9 +14,9 @@ namespace {
 // A signalling NaN with a payload: copies keep its bits, but any arithmetic on it (x86 and GPUs
 // alike) yields a quiet NaN, so an element that still holds exactly these bits was never written,
 // and `*sum += x` on a never-initialised poison reads as a written NaN, not as "never written".
-constexpr std::uint32_t poison_f32_bits = 0x7FA0DEADu;
-constexpr std::int32_t poison_i32 = 0x7EADBEEF;
-constexpr std::size_t max_listed_mismatches = 5;
+constexpr std::uint32_t kPoisonF32Bits = 0x7FA0DEADu;
+constexpr std::int32_t kPoisonI32 = 0x7EADBEEF;
+constexpr std::size_t kMaxListedMismatches = 5;
 
 bool same_bits(float a, std::uint32_t bits) { return std::bit_cast<std::uint32_t>(a) == bits; }
 
@@ -227,14 +227,14 @@ const char* verdict_title(Verdict v) {
 
 void poison(Buffer& buffer) {
   if (buffer.dtype == DType::f32) {
-    std::ranges::fill(buffer.f32(), std::bit_cast<float>(poison_f32_bits));
+    std::ranges::fill(buffer.f32(), std::bit_cast<float>(kPoisonF32Bits));
   } else {
-    std::ranges::fill(buffer.i32(), poison_i32);
+    std::ranges::fill(buffer.i32(), kPoisonI32);
   }
 }
 
 bool is_poison(const Buffer& buffer, std::size_t i) {
-  return buffer.dtype == DType::f32 ? same_bits(buffer.f32()[i], poison_f32_bits) : buffer.i32()[i] == poison_i32;
+  return buffer.dtype == DType::f32 ? same_bits(buffer.f32()[i], kPoisonF32Bits) : buffer.i32()[i] == kPoisonI32;
 }
 
 OutputComparison compare_output(const Buffer& actual, const Expected& expected, const Buffer* before,
@@ -260,7 +260,7 @@ OutputComparison compare_output(const Buffer& actual, const Expected& expected, 
     wrong[i] = true;
     ++cmp.wrong;
     if (untouched) ++cmp.untouched;
-    if (cmp.first.size() < max_listed_mismatches) cmp.first.push_back({i, e, a, untouched});
+    if (cmp.first.size() < kMaxListedMismatches) cmp.first.push_back({i, e, a, untouched});
   }
   if (cmp.wrong > 0) {
     add_position_hints(cmp, actual, wrong, before != nullptr, host_pointers);
@@ -359,15 +359,15 @@ std::string describe_launches(const protocol::Records& records) {
   const auto& launches = records.launches;
   if (launches.empty()) return "no launches";
   std::string out = fmt::format("{} launch{}: ", launches.size(), launches.size() == 1 ? "" : "es");
-  constexpr std::size_t shown = 3;
-  for (std::size_t i = 0; i < launches.size() && i < shown; ++i) {
+  constexpr std::size_t kShown = 3;
+  for (std::size_t i = 0; i < launches.size() && i < kShown; ++i) {
     const auto& l = launches[i];
     std::string name = l.kernel.substr(0, l.kernel.find('('));  // CUPTI's names carry the parameter list
     out += fmt::format("{}{}<<<({},{},{}), ({},{},{})>>> {} B shared", i == 0 ? "" : ", ",
                        name.empty() ? "kernel" : name, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
                        l.block[2], l.static_shared_bytes + l.dynamic_shared_bytes);
   }
-  if (launches.size() > shown) out += fmt::format(", … ({} more)", launches.size() - shown);
+  if (launches.size() > kShown) out += fmt::format(", … ({} more)", launches.size() - kShown);
   return out;
 }
 

@@ -178,9 +178,9 @@ std::string format_seconds(double seconds) {
     double scale;
     const char* name;
   };
-  static constexpr Unit UNITS[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "µs"}, {1e-9, "ns"}};
+  static constexpr Unit kUnits[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "µs"}, {1e-9, "ns"}};
   const double rounded = round_significant(seconds);
-  for (const auto& u : UNITS) {
+  for (const auto& u : kUnits) {
     if (std::fabs(rounded) >= u.scale || u.scale == 1e-9) {
       return fmt::format("{} {}", format_significant(rounded / u.scale), u.name);
     }

@@ -15,7 +15,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::size_t max_detailed_failures = 3;  // more would push the hints off the screen
+constexpr std::size_t kMaxDetailedFailures = 3;  // more would push the hints off the screen
 
 std::string paint(bool color, fmt::text_style style, const std::string& text) {
   return color ? fmt::format(style, "{}", text) : text;
@@ -172,7 +172,7 @@ void write_check_report(std::ostream& out, const std::vector<ExerciseResult>& re
     for (const auto& c : r.cases) {
       if (c.verdict == Verdict::skipped) continue;
       if (c.verdict == Verdict::passed && !style.verbose) continue;
-      if (c.verdict != Verdict::passed && shown == max_detailed_failures && !style.verbose) {
+      if (c.verdict != Verdict::passed && shown == kMaxDetailedFailures && !style.verbose) {
         more.push_back(c.c.label());
         continue;
       }

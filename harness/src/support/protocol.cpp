@@ -322,7 +322,7 @@ void from_json(const json& j, Reply& r) {
 }
 
 Reply parse_reply(std::string_view text) {
-  if (text.size() > max_reply_bytes) throw ProtocolError("malformed reply: longer than the protocol allows");
+  if (text.size() > kMaxReplyBytes) throw ProtocolError("malformed reply: longer than the protocol allows");
   return parse_checked<Reply>(text, "reply");
 }
 

@@ -20,8 +20,8 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::size_t max_input_sets = 4;
-constexpr double input_set_budget_bytes = 2.0 * (1ull << 30);  // host memory for the rotating sets
+constexpr std::size_t kMaxInputSets = 4;
+constexpr double kInputSetBudgetBytes = 2.0 * (1ull << 30);  // host memory for the rotating sets
 
 /// What the host buffers of a host-pointer exercise were while timed, as the runner reports it.
 std::string host_memory_note(protocol::HostMemory host_memory) {
@@ -170,7 +170,7 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
     // Rotating input sets, each with its own data, so that no sample reads inputs the previous
     // one left in a cache, and every set's result is re-checked afterwards.
     std::vector<std::vector<Buffer>> sets;
-    for (std::size_t s = 0; s < max_input_sets; ++s) {
+    for (std::size_t s = 0; s < kMaxInputSets; ++s) {
       // Set 0 has the inputs `check` gives this case under the same seed.
       Rng rng(case_seed(options.seed, task.info(), c, s));
       sets.push_back(task.make_buffers(c, rng));
@@ -178,7 +178,7 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
         if (b.role == Role::output) poison(b);
       }
       const double bytes = static_cast<double>(set_bytes(sets.back()));
-      if (s >= 1 && bytes * static_cast<double>(s + 2) > input_set_budget_bytes) break;
+      if (s >= 1 && bytes * static_cast<double>(s + 2) > kInputSetBudgetBytes) break;
     }
     std::shared_future<std::vector<std::vector<Expected>>> expected = std::async(std::launch::async, [&] {
       std::vector<std::vector<Expected>> all;

@@ -14,15 +14,15 @@ namespace cudalab {
 
 namespace {
 
-constexpr double INF = std::numeric_limits<double>::infinity();
-constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 /// Largest count at which the median's confidence ranks come from the exact binomial; above it
 /// the normal approximation is within one rank and costs O(1).
-constexpr std::size_t EXACT_RANKS_UP_TO = 1000;
+constexpr std::size_t kExactRanksUpTo = 1000;
 /// Each tail of the 95 % interval, and the matching standard normal quantile.
-constexpr double TAIL = 0.025;
-constexpr double Z_975 = 1.959963984540054;
+constexpr double kTail = 0.025;
+constexpr double kZ975 = 1.959963984540054;
 
 std::vector<double> sorted_copy(std::span<const double> values) {
   std::vector<double> v(values.begin(), values.end());
@@ -33,7 +33,7 @@ std::vector<double> sorted_copy(std::span<const double> values) {
 /// Spread relative to the median, with the conventions of the header for a zero median.
 double relative(double width, double median) {
   if (width == 0) return 0;
-  return median > 0 ? width / median : INF;
+  return median > 0 ? width / median : kInf;
 }
 
 }  // namespace
@@ -60,7 +60,7 @@ std::optional<RankInterval> median_ci_ranks(std::size_t n) {
   if (n < 6) return std::nullopt;  // P(Bin(n, ½) = 0) = 2^-n > 2.5 %: not even [min, max] is wide enough
   const auto nd = static_cast<double>(n);
   std::size_t j = 0;
-  if (n <= EXACT_RANKS_UP_TO) {
+  if (n <= kExactRanksUpTo) {
     // Walk the binomial CDF, pmf(k+1) = pmf(k)·(n−k)/(k+1), in log space so that 2^-n never
     // underflows: j is the last k whose CDF is still within the tail.
     double log_pmf = -nd * std::log(2.0);
@@ -68,19 +68,19 @@ std::optional<RankInterval> median_ci_ranks(std::size_t n) {
     for (std::size_t k = 0;; ++k) {
       log_pmf += std::log((nd - static_cast<double>(k)) / static_cast<double>(k + 1));
       const double next = cdf + std::exp(log_pmf);
-      if (next > TAIL) break;
+      if (next > kTail) break;
       cdf = next;
       j = k + 1;
     }
   } else {
-    j = static_cast<std::size_t>(std::floor(nd / 2 - 0.5 - Z_975 * std::sqrt(nd) / 2));
+    j = static_cast<std::size_t>(std::floor(nd / 2 - 0.5 - kZ975 * std::sqrt(nd) / 2));
   }
   return RankInterval{j, n - 1 - j};
 }
 
 double median_ci_relative(std::span<const double> sorted) {
   const auto ranks = median_ci_ranks(sorted.size());
-  if (!ranks) return INF;
+  if (!ranks) return kInf;
   return relative((sorted[ranks->hi] - sorted[ranks->lo]) / 2, quantile_sorted(sorted, 0.5));
 }
 
@@ -115,7 +115,7 @@ Summary summarize(std::span<const double> samples) {
   Summary s;
   s.n = samples.size();
   if (samples.empty()) {
-    s.median = s.min = s.max = s.mean = s.p25 = s.p75 = s.spread = s.median_noise = NaN;
+    s.median = s.min = s.max = s.mean = s.p25 = s.p75 = s.spread = s.median_noise = kNaN;
     return s;
   }
   const auto v = sorted_copy(samples);

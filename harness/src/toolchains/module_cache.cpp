@@ -81,7 +81,7 @@ CompileResult cached_compile(const fs::path& cache_dir, const std::string& key,
     static std::mutex mutex;
     static std::set<fs::path> swept;
     std::lock_guard lock(mutex);
-    if (swept.insert(cache_dir).second) evict_stale_modules(cache_dir, module_max_age);
+    if (swept.insert(cache_dir).second) evict_stale_modules(cache_dir, kModuleMaxAge);
   }
   if (fs::is_regular_file(module, ec)) {
     result.ok = true;

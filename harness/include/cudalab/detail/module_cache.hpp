@@ -21,7 +21,7 @@ std::string content_key(const std::vector<std::string_view>& parts);
 std::string read_file(const std::filesystem::path& path);
 
 /// How long a compiled module stays in the cache after its last use.
-inline constexpr std::chrono::hours module_max_age{24 * 30};
+inline constexpr std::chrono::hours kModuleMaxAge{24 * 30};
 
 /// Removes modules (and their logs) last used more than `max_age` ago, and leftovers of compiles
 /// that were killed more than a day ago. cached_compile does this once per process and folder.

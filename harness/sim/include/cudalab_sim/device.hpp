@@ -66,7 +66,7 @@ extern CUDALAB_SIM_TLS void* cudalab_sim_dynamic_shared;
 extern CUDALAB_SIM_TLS int cudalab_sim_note_flag;
 // Bumped by the runtime before every block it runs on this host thread (never 0 in a block).
 extern CUDALAB_SIM_TLS unsigned long long cudalab_sim_block_generation;
-inline constexpr int warpSize = 32;
+inline constexpr int warpSize = 32;  // NOLINT(readability-identifier-naming): CUDA's own name
 
 // ---- runtime entry points (libcudalab_sim.so) ---------------------------------------------------
 struct cudalab_sim_launch_desc {

@@ -3,7 +3,10 @@
 # Idempotent: with everything present it only checks and returns. Needs root or sudo to install.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-mapfile -t wanted < <(grep -v '^\s*#' "$here/debian-packages.txt" | grep -v '^\s*$')
+# The grader's packages too, where the grader is part of the checkout (not in the students' export).
+lists=("$here/debian-packages.txt")
+[ -f "$here/../grading/debian-packages.txt" ] && lists+=("$here/../grading/debian-packages.txt")
+mapfile -t wanted < <(cat "${lists[@]}" | grep -v '^\s*#' | grep -v '^\s*$')
 missing=()
 for pkg in "${wanted[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)

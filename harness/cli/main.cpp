@@ -6,6 +6,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -450,6 +451,21 @@ int main(int argc, char** argv) {
                   "Measure the speed ladder: solutions/NAME/step*.cu in order, then the reference solution, then "
                   "any TF32 tensor-core tier (solutions/NAME/tf32_*.cu, at TF32 precision)");
 
+  // The instructor's commands live in grading/ (a layer on top of the harness): they are run as
+  // the program cudalab-grading next to this one, with the rest of the command line.
+  std::vector<CLI::App*> grading_commands;
+  for (const auto& [name, what] : std::vector<std::pair<const char*, const char*>>{
+           {"grade",
+            "Grade a class: every student's kernels checked (and timed on a GPU), scored by a rubric, "
+            "recorded in a gradebook, written up as reports (`cudalab grade --help`)"},
+           {"report", "Write the reports of a gradebook again (`cudalab report --help`)"},
+           {"export", "Write the students' distribution, without solutions or grading data"}}) {
+    CLI::App* sub = app.add_subcommand(name, what);
+    sub->prefix_command();
+    sub->set_help_flag();  // --help goes to cudalab-grading, which knows the options
+    grading_commands.push_back(sub);
+  }
+
   // CLI11 would say "A subcommand is required" or "The following argument was not expected".
   if (const auto problem = subcommand_problem(app, argc, argv)) {
     if (problem->show_help) std::cout << app.help() << std::flush;
@@ -461,6 +477,25 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return e.get_exit_code() == 0 ? code : kExitUsage;
+  }
+  for (CLI::App* sub : grading_commands) {
+    if (!sub->parsed()) continue;
+    const fs::path program = program_dir() / "cudalab-grading";
+    if (!is_executable(program)) {
+      fmt::print(stderr,
+                 "cudalab: {} is missing: this installation of cudalab has no grading (rebuild or reinstall it)\n",
+                 program.string());
+      return kExitUsage;
+    }
+    std::vector<std::string> args{program.string(), sub->get_name()};
+    for (const auto& extra : sub->remaining()) args.push_back(extra);
+    std::vector<char*> raw;
+    for (auto& a : args) raw.push_back(a.data());
+    raw.push_back(nullptr);
+    std::fflush(stdout);
+    execv(raw[0], raw.data());
+    fmt::print(stderr, "cudalab: cannot run {}: {}\n", program.string(), std::strerror(errno));
+    return kExitUsage;
   }
   std::string command_line = "cudalab";
   for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];

@@ -40,14 +40,21 @@ fs::path test_dir(const std::string& what) {
   return dir;
 }
 
-/// A copy of the project's exercises/ and solutions/, for tests that change files in it.
+/// A copy of the project's exercises/ and solutions/ (where there are: `cudalab export` leaves
+/// solutions/ out), for tests that change files in it.
 fs::path project_copy() {
   const fs::path root = test_dir("project");
   for (const char* sub : {"exercises", "solutions"}) {
+    if (!fs::exists(fs::path(CUDALAB_SOURCE_DIR) / sub)) continue;
     fs::copy(fs::path(CUDALAB_SOURCE_DIR) / sub, root / sub, fs::copy_options::recursive);
   }
   return root;
 }
+
+// Tests that run a reference solution or a known-wrong kernel skip in the students' distribution.
+#define REQUIRE_FILE(path) \
+  if (!fs::exists(path)) GTEST_SKIP() << (path) << " is not in this distribution (cudalab export leaves it out)"
+#define REQUIRE_SOLUTIONS() REQUIRE_FILE(fs::path(CUDALAB_SOURCE_DIR) / "solutions")
 
 /// The `cudalab` program alone in a folder, as in an installation that lost its runners (the CLI
 /// looks for them beside itself).
@@ -88,8 +95,24 @@ TEST(Cli, NoCommandPrintsTheHelpAndSaysToPickOne) {
   auto r = cli({});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("Exit codes"), std::string::npos) << "the help is missing: " << r.output;
-  EXPECT_NE(r.output.find("cudalab: pick a subcommand (list, check, bench)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("cudalab: pick a subcommand (list, check, bench, grade, report, export)"), std::string::npos)
+      << r.output;
   EXPECT_EQ(r.output.find("A subcommand is required"), std::string::npos) << r.output;
+}
+
+// The instructor's commands are the program cudalab-grading next to cudalab, with the rest of the
+// command line (and its own --help).
+TEST(Cli, GradingCommandsAreHandedToTheGradingProgram) {
+  REQUIRE_FILE(fs::path(CUDALAB_SOURCE_DIR) / "grading");
+  auto r = cli({"grade", "--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("--resume"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--rubric"), std::string::npos) << r.output;
+  r = cli({"grade", "/no/such/class"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("/no/such/class is not a folder of submissions"), std::string::npos) << r.output;
+  r = cli({"report", "/no/such/gradebook.sqlite"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
 }
 
 TEST(Cli, VersionNeedsNoCommand) {
@@ -129,6 +152,7 @@ TEST(Cli, ARootWithoutExercisesAsksForCudalabRoot) {
 #ifdef CUDALAB_HAVE_SIM
 // Before, the reference solution "crashed … did it call exit()?": the runner was what was missing.
 TEST(Cli, MissingSimRunnerIsASetUpErrorNamingIt) {
+  REQUIRE_SOLUTIONS();
   const fs::path cudalab = cli_without_runners();
   for (const char* backend : {"sim", "auto"}) {
     auto r = run_cli(cudalab.string(), {"check", "1", "--solution", "--backend", backend});
@@ -142,6 +166,7 @@ TEST(Cli, MissingSimRunnerIsASetUpErrorNamingIt) {
 
 // Before, every module failed to link and the reference solution got "compile error".
 TEST(Cli, MissingSimLibraryIsASetUpErrorNamingIt) {
+  REQUIRE_SOLUTIONS();
   const fs::path cudalab = cli_without_runners({"cudalab-runner-sim"});
   auto r = run_cli(cudalab.string(), {"check", "1", "--solution", "--backend", "sim"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
@@ -150,6 +175,7 @@ TEST(Cli, MissingSimLibraryIsASetUpErrorNamingIt) {
 }
 
 TEST(Cli, AutoWithoutAGpuSaysSoPlainly) {
+  REQUIRE_SOLUTIONS();
   auto r = cli({"check", "1", "--solution", "--size", "1", "--color", "never"});
   if (r.output.find("backend: gpu") != std::string::npos) GTEST_SKIP() << "a GPU is usable here";
   EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -203,7 +229,7 @@ TEST(Cli, CheckNeedsAnExerciseOrAll) {
 }
 
 TEST(Cli, FileNeedsExactlyOneExercise) {
-  auto r = cli({"check", "--all", "--file", CUDALAB_SOURCE_DIR "/solutions/03_matmul/kernel.cu"});
+  auto r = cli({"check", "--all", "--file", CUDALAB_SOURCE_DIR "/exercises/03_matmul/kernel.cu"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("exactly one exercise"), std::string::npos) << r.output;
 }
@@ -215,7 +241,7 @@ TEST(Cli, UnknownBackendIsRejected) {
 }
 
 TEST(Cli, LadderTakesNoFile) {
-  auto r = cli({"bench", "3", "--ladder", "--file", CUDALAB_SOURCE_DIR "/solutions/03_matmul/kernel.cu"});
+  auto r = cli({"bench", "3", "--ladder", "--file", CUDALAB_SOURCE_DIR "/exercises/03_matmul/kernel.cu"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--ladder"), std::string::npos) << r.output;
 }
@@ -223,6 +249,7 @@ TEST(Cli, LadderTakesNoFile) {
 // --solution measures solutions/NAME/kernel.cu, not the exercise's skeleton (which would fail
 // as "not implemented"). Needs a GPU: `cudalab bench` refuses to time the simulator.
 TEST(Cli, BenchOfTheSolutionMeasuresTheReferenceSolution) {
+  REQUIRE_SOLUTIONS();
   auto r =
       cli({"bench", "1", "--solution", "--no-cpu", "--no-reference", "--size", "100000", "--time-cap", "1", "--csv"});
   if (r.output.find("there is none here") != std::string::npos) GTEST_SKIP() << "no GPU: " << r.output;
@@ -238,6 +265,7 @@ TEST(Cli, Tf32IsOnlyForExercisesWithATensorCoreTier) {
 }
 
 TEST(Cli, JunitReportNamesEveryCheckAndItsFailure) {
+  REQUIRE_FILE(fs::path(CUDALAB_SOURCE_DIR) / "tests/wrong/01_increment/grid_too_small.cu");
   const std::string path = testing::TempDir() + "cudalab-junit.xml";
   auto r = cli({"check", "1", "--file", CUDALAB_SOURCE_DIR "/tests/wrong/01_increment/grid_too_small.cu", "--backend",
                 "sim", "--seed", "5", "--junit", path, "--color", "never"});
@@ -254,6 +282,7 @@ TEST(Cli, JunitReportNamesEveryCheckAndItsFailure) {
 }
 
 TEST(Cli, UnwritableJunitPathKeepsTheReportAndExitsTwo) {
+  REQUIRE_SOLUTIONS();
   auto r = cli({"check", "1", "--solution", "--backend", "sim", "--size", "1", "--junit", "/no/such/dir/report.xml"});
   if (r.output.find("no CPU simulator") != std::string::npos) GTEST_SKIP() << "this build has no simulator";
   EXPECT_EQ(r.exit_code, 2);

@@ -1,0 +1,145 @@
+// cudalab-grading: the instructor's side of cudalab, run by `cudalab grade|report|export` (the
+// `cudalab` CLI hands these commands to this program, found next to it).
+// Exit codes: 0 done (whatever the students' grades), 2 usage or set-up error.
+#include <unistd.h>
+
+#include <iostream>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "cudalab/grading/export.hpp"
+#include "cudalab/grading/gradebook.hpp"
+#include "cudalab/grading/grader.hpp"
+#include "cudalab/grading/reports.hpp"
+#include "cudalab/judge.hpp"
+#include "cudalab/paths.hpp"
+#include "cudalab/report.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace cudalab;
+using namespace cudalab::grading;
+
+constexpr int kExitDone = 0;
+constexpr int kExitUsage = 2;
+
+std::string minutes(double seconds) {
+  const auto s = static_cast<long>(seconds + 0.5);
+  return s >= 60 ? fmt::format("{}m{:02}s", s / 60, s % 60) : fmt::format("{}s", s);
+}
+
+int run_grade(GradeOptions options, bool color) {
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const GradeProgressFn progress = [&](const GradeProgress& p) {
+    if (tty) {
+      fmt::print(stderr, "\r\033[Kgrading [{}/{}] {}{}", p.done, p.total, p.current,
+                 p.done < p.total ? " · about " + minutes(p.eta_s) + " left" : "");
+    } else {
+      fmt::print(stderr, "graded {}/{}: {}\n", p.done, p.total, p.current);
+    }
+  };
+  const GradeSummary s = grade_class(options, progress);
+  if (tty) fmt::print(stderr, "\r\033[K");
+  fmt::print("{}\n{} student{}: {} attempt{} graded now{}\n\n", s.backend_line, s.students, s.students == 1 ? "" : "s",
+             s.graded, s.graded == 1 ? "" : "s",
+             s.unchanged > 0 ? fmt::format(", {} unchanged since the gradebook's last grading", s.unchanged) : "");
+  for (const auto& line : s.skipped) fmt::print("skipped {}\n", line);
+  write_summary(std::cout, s.results, color);
+  fmt::print(
+      "\ngradebook and reports in {} (grades.csv, results.json, junit.xml, report.html, feedback/, "
+      "gradescope/)\n",
+      options.out_dir.string());
+  return kExitDone;
+}
+
+int run_report(const fs::path& gradebook_file, fs::path out_dir, bool color) {
+  if (!fs::is_regular_file(gradebook_file)) throw std::invalid_argument(gradebook_file.string() + " does not exist");
+  const Gradebook gradebook(gradebook_file);
+  const ClassResults results = gradebook.class_results();
+  if (out_dir.empty()) out_dir = gradebook_file.parent_path().empty() ? fs::path(".") : gradebook_file.parent_path();
+  write_summary(std::cout, results, color);
+  write_reports(results, out_dir);
+  fmt::print("\nreports in {}\n", out_dir.string());
+  return kExitDone;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"cudalab's grading: grade a class, write its reports, export the students' distribution"};
+  app.name("cudalab");
+  app.require_subcommand(1);
+  app.footer("Exit codes: 0 done, 2 usage or set-up error (a malformed rubric, an unusable gradebook, no backend).");
+
+  GradeOptions grade;
+  std::string color = "auto";
+  double timeout_s = 20;
+  auto* grade_cmd = app.add_subcommand(
+      "grade",
+      "Grade every submission in a folder (one folder or .zip/.tar.gz per student) into a gradebook and reports");
+  grade_cmd->add_option("submissions", grade.submissions, "Folder with one entry per student")->required();
+  grade_cmd->add_option("--rubric", grade.rubric, "Rubric (TOML); default: grading/rubric.toml")
+      ->check(CLI::ExistingFile);
+  grade.out_dir = "grading-results";
+  grade_cmd->add_option("--out", grade.out_dir, "Where the gradebook (gradebook.sqlite) and the reports go")
+      ->capture_default_str();
+  grade_cmd->add_option("--jobs", grade.jobs, "Attempts graded at once (default: one per CPU core)");
+  grade_cmd->add_flag("--resume", grade.resume,
+                      "Grade only what the gradebook lacks or what changed since (after an interrupted run)");
+  grade_cmd->add_option("--only", grade.only, "Grade only these students (the others' rows stay as they are)");
+  grade_cmd->add_option("--backend", grade.backend, "auto (the GPU if there is one), gpu, sim")
+      ->check(CLI::IsMember({"auto", "gpu", "sim"}))
+      ->capture_default_str();
+  grade_cmd->add_option("--timeout", timeout_s, "Seconds allowed per check")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  grade_cmd
+      ->add_option("--seed", grade.seed,
+                   "The class's grading seed, for a new gradebook (to replay a grading); default: a secret random one")
+      ->check(CLI::NonNegativeNumber);
+  grade_cmd->add_option("--time-cap", grade.time_cap_s, "Seconds of timing per kernel on a GPU")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  for (auto* cmd : {grade_cmd}) {
+    cmd->add_option("--color", color, "Colour: auto (on a terminal), always, never")
+        ->check(CLI::IsMember({"auto", "always", "never"}));
+  }
+
+  fs::path gradebook_file, report_out;
+  auto* report_cmd =
+      app.add_subcommand("report", "Write the reports of a gradebook again (after grading, or another rubric)");
+  report_cmd->add_option("gradebook", gradebook_file, "The gradebook.sqlite that `cudalab grade` wrote")->required();
+  report_cmd->add_option("--out", report_out, "Where the reports go (default: beside the gradebook)");
+
+  fs::path export_out;
+  auto* export_cmd = app.add_subcommand(
+      "export", "Write the students' distribution: exercises, harness, docs and tests, without solutions or grading");
+  export_cmd->add_option("outdir", export_out, "An empty folder outside the project")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return e.get_exit_code() == 0 ? code : kExitUsage;
+  }
+  const bool use_color = color == "always" || (color == "auto" && want_color(STDOUT_FILENO));
+  try {
+    if (grade_cmd->parsed()) {
+      grade.timeout = std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
+      for (int i = 0; i < argc; ++i) grade.command += (i == 0 ? "cudalab" : std::string(" ") + argv[i]);
+      return run_grade(grade, use_color);
+    }
+    if (report_cmd->parsed()) return run_report(gradebook_file, report_out, use_color);
+    if (export_cmd->parsed()) {
+      export_distribution(project_root(), export_out);
+      fmt::print("the students' distribution is in {}\n", export_out.string());
+      return kExitDone;
+    }
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "cudalab: {}\n", e.what());
+    return kExitUsage;
+  }
+  return kExitUsage;
+}

@@ -1,0 +1,57 @@
+// `cudalab grade`: every student's kernels checked in isolated child processes (compiled and
+// checked in parallel; on a GPU, timed one at a time with the GPU to themselves), scored by the
+// rubric, appended to the gradebook attempt by attempt, and written up as reports.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cudalab/grading/model.hpp"
+
+namespace cudalab::grading {
+
+struct GradeOptions {
+  std::filesystem::path submissions;          ///< one entry (folder or archive) per student
+  std::filesystem::path out_dir;              ///< gradebook.sqlite, work/ (unpacked archives) and the reports
+  std::filesystem::path rubric;               ///< empty: the project's grading/rubric.toml
+  unsigned jobs = 0;                          ///< students' exercises graded at once; 0: one per CPU core
+  bool resume = false;                        ///< skip what the gradebook already has for the same kernel.cu
+  std::vector<std::string> only;              ///< grade these students only (the others' rows stay as they are)
+  std::string backend = "auto";               ///< auto, gpu or sim
+  std::chrono::milliseconds timeout{20'000};  ///< per check
+  double time_cap_s = 2;                      ///< per timed kernel, on a GPU
+  std::string command;                        ///< the command line, for the gradebook's run record
+  /// The class's seed when the gradebook is created (to replay a grading); default: drawn at random
+  /// and kept secret in the gradebook.
+  std::optional<std::uint64_t> seed;
+  bool write_reports = true;
+};
+
+/// Where grading stands, after each attempt.
+struct GradeProgress {
+  std::size_t done = 0;
+  std::size_t total = 0;
+  std::string current;  ///< "alice 03_matmul"
+  double eta_s = 0;     ///< from the mean time per attempt so far; 0 while unknown
+};
+using GradeProgressFn = std::function<void(const GradeProgress&)>;
+
+struct GradeSummary {
+  std::string backend_line;   ///< which backend graded, and why
+  std::size_t graded = 0;     ///< attempts graded now
+  std::size_t unchanged = 0;  ///< skipped by --resume: the gradebook has them for the same kernel.cu
+  std::size_t students = 0;
+  std::vector<std::string> skipped;  ///< entries of the folder that are not submissions, one line each
+  ClassResults results;              ///< the class after this run, as the reports show it
+};
+
+/// Grades a class. Throws (before grading anything) on a set-up problem: no such folder, a
+/// malformed rubric (RubricError), an unusable gradebook (GradebookError), no backend (SetupError).
+GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& progress = {});
+
+}  // namespace cudalab::grading

@@ -1,0 +1,426 @@
+// `cudalab export`: the student distribution holds the skeletons and the tools and no solution,
+// refuses to write where it must not, and (the one slow test) builds and runs as a student's CI
+// would run it. The CI templates call one script, .ci/student-check.sh, which the slow test runs in
+// the exported tree; the Gradescope scripts are checked as far as a machine without Gradescope
+// allows (syntax, the autograder zip's contents, run_autograder around a stand-in cudalab).
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cudalab/grading/export.hpp"
+
+namespace cudalab::grading {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kSource = CUDALAB_SOURCE_DIR;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void put(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+struct Run {
+  int rc = -1;
+  std::string output;
+};
+
+/// Runs a shell command line, stdout and stderr together.
+Run sh(const std::string& command) {
+  Run r;
+  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf{};
+  while (const std::size_t n = std::fread(buf.data(), 1, buf.size(), p)) r.output.append(buf.data(), n);
+  const int status = ::pclose(p);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+
+bool executable(const fs::path& p) { return ::access(p.c_str(), X_OK) == 0; }
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+std::vector<std::string> exercise_ids() {
+  std::vector<std::string> ids;
+  for (const auto& e : fs::directory_iterator(kSource / "exercises")) {
+    if (e.is_directory() && fs::exists(e.path() / "task.cpp")) ids.push_back(e.path().filename().string());
+  }
+  std::ranges::sort(ids);
+  return ids;
+}
+
+class ExportTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
+    base_ = fs::temp_directory_path() / ("cudalab-export-" + std::string(info->test_suite_name()) + "-" + info->name() +
+                                         "-" + std::to_string(::getpid()));
+    fs::remove_all(base_);
+    fs::create_directories(base_);
+  }
+  void TearDown() override { fs::remove_all(base_); }
+
+  /// A minimal project: enough for the export's checks, nothing to build.
+  fs::path fake_project() {
+    const fs::path p = base_ / "project";
+    put(p / "README.md", "# course\n");
+    put(p / "CMakeLists.txt", "project(x)\n");
+    put(p / "harness/include/x.hpp", "// x\n");
+    put(p / "exercises/01_a/kernel.cu", "// skeleton: TODO\n");
+    put(p / "solutions/01_a/kernel.cu", "// the answer\n");
+    fs::create_directories(p / "grading/ci");
+    for (const char* f : {"github-actions.yml", "gitlab-ci.yml", "student-check.sh"}) {
+      fs::copy_file(kSource / "grading/ci" / f, p / "grading/ci" / f, fs::copy_options::none);
+    }
+    return p;
+  }
+
+  fs::path base_;
+};
+
+using ExportCi = ExportTest;
+using ExportGradescope = ExportTest;
+
+TEST_F(ExportTest, DistributionHasTheSkeletonsAndNoSolution) {
+  const fs::path out = base_ / "student";
+  export_distribution(kSource, out);
+
+  // Every exercise's student-facing files, unchanged.
+  const auto ids = exercise_ids();
+  ASSERT_FALSE(ids.empty());
+  for (const auto& id : ids) {
+    for (const char* f : {"README.md", "kernel.cu", "task.cpp"}) {
+      const fs::path rel = fs::path("exercises") / id / f;
+      ASSERT_TRUE(fs::exists(out / rel)) << rel;
+      EXPECT_EQ(slurp(out / rel), slurp(kSource / rel)) << rel;
+    }
+  }
+  for (const char* f : {"README.md",
+                        "CMakeLists.txt",
+                        "CMakePresets.json",
+                        ".clang-format",
+                        ".clang-tidy",
+                        ".gitignore",
+                        "cudalab",
+                        ".ci/run",
+                        "cmake/CudalabTasks.cmake",
+                        "scripts/setup.sh",
+                        "scripts/test.sh",
+                        "scripts/debian-packages.txt",
+                        "harness/CMakeLists.txt",
+                        "docs/architecture.md",
+                        "bench/CMakeLists.txt",
+                        "bench/cpu/CMakeLists.txt",
+                        "tests/CMakeLists.txt",
+                        "tests/fixtures/CMakeLists.txt",
+                        ".github/workflows/cudalab.yml",
+                        ".gitlab-ci.yml",
+                        ".ci/student-check.sh"}) {
+    EXPECT_TRUE(fs::is_regular_file(out / f)) << f;
+  }
+  for (const char* f : {"cudalab", "scripts/setup.sh", "scripts/test.sh", ".ci/run", ".ci/student-check.sh"}) {
+    EXPECT_TRUE(executable(out / f)) << f << " must stay executable";
+  }
+  EXPECT_EQ(slurp(out / ".github/workflows/cudalab.yml"), slurp(kSource / "grading/ci/github-actions.yml"));
+  EXPECT_EQ(slurp(out / ".gitlab-ci.yml"), slurp(kSource / "grading/ci/gitlab-ci.yml"));
+
+  // Nothing that reveals a solution or the grading.
+  for (const char* gone : {"solutions", "grading", "tests/grading", "tests/wrong", "bench/sim", "scripts/device.sh",
+                           "scripts/gpu_acceptance.py", "build"}) {
+    EXPECT_FALSE(fs::exists(out / gone)) << gone;
+  }
+  std::set<std::string> solution_texts;
+  for (const auto& e : fs::recursive_directory_iterator(kSource / "solutions")) {
+    if (e.is_regular_file() && e.path().extension() == ".cu") solution_texts.insert(slurp(e.path()));
+  }
+  ASSERT_GE(solution_texts.size(), ids.size());
+  std::size_t files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(out)) {
+    EXPECT_FALSE(e.is_symlink()) << e.path();
+    if (!e.is_regular_file()) continue;
+    ++files;
+    EXPECT_FALSE(solution_texts.contains(slurp(e.path()))) << e.path() << " is a reference solution";
+    EXPECT_NE(e.path().filename(), "CMakeCache.txt") << "a build tree was exported: " << e.path();
+    EXPECT_NE(e.path().filename(), "rubric.toml") << e.path();
+  }
+  EXPECT_GT(files, 100u);
+}
+
+TEST_F(ExportTest, RefusesAnOutDirInsideTheProjectOrNotEmptyBeforeWritingAnything) {
+  const fs::path project = fake_project();
+  auto refusal = [&](const fs::path& out) {
+    try {
+      export_distribution(project, out);
+    } catch (const ExportError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no refusal)");
+  };
+  EXPECT_EQ(refusal(project / "dist"), "refusing to export into " + (project / "dist").string() +
+                                           ": it is inside the project " + project.string() +
+                                           " (choose a folder outside it)");
+  EXPECT_FALSE(fs::exists(project / "dist"));
+  EXPECT_NE(refusal(project).find("it is inside the project"), std::string::npos);
+  EXPECT_NE(refusal(project / "exercises/../dist").find("it is inside the project"), std::string::npos);
+
+  put(base_ / "full/keep.txt", "mine");
+  EXPECT_EQ(refusal(base_ / "full"), "refusing to export into " + (base_ / "full").string() + ": it is not empty");
+  EXPECT_EQ(slurp(base_ / "full/keep.txt"), "mine");
+  put(base_ / "a-file", "x");
+  EXPECT_NE(refusal(base_ / "a-file").find("it is a file, not a folder"), std::string::npos);
+
+  fs::create_directories(base_ / "empty");
+  EXPECT_EQ(refusal(base_ / "empty"), "(no refusal)") << "an existing empty folder is fine";
+  EXPECT_TRUE(fs::exists(base_ / "empty/exercises/01_a/kernel.cu"));
+  EXPECT_FALSE(fs::exists(base_ / "empty/solutions"));
+
+  put(base_ / "not-a-project/README.md", "x");
+  try {
+    export_distribution(base_ / "not-a-project", base_ / "out2");
+    FAIL() << "not a project";
+  } catch (const ExportError& e) {
+    EXPECT_NE(std::string(e.what()).find("is not a cudalab project (it has no CMakeLists.txt)"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(ExportTest, RefusesASkeletonThatIsASolution) {
+  const fs::path project = fake_project();
+  fs::copy_file(project / "solutions/01_a/kernel.cu", project / "exercises/01_a/kernel.cu",
+                fs::copy_options::overwrite_existing);
+  try {
+    export_distribution(project, base_ / "out");
+    FAIL() << "a solution would have been exported";
+  } catch (const ExportError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "refusing to export: exercises/01_a/kernel.cu is identical to solutions/01_a/kernel.cu, a reference "
+              "solution");
+  }
+  EXPECT_FALSE(fs::exists(base_ / "out")) << "a refused export writes nothing";
+}
+
+TEST_F(ExportTest, LeavesOutHiddenFilesBuildTreesAndBackups) {
+  const fs::path project = fake_project();
+  put(project / "exercises/01_a/.notes", "private");
+  put(project / "exercises/01_a/kernel.cu~", "backup");
+  put(project / "exercises/build/CMakeCache.txt", "a build tree");
+  put(project / "exercises/build/x.o", "object");
+  put(project / "tests/wrong/01_a/off_by_one.cu", "near-solution");
+  put(project / "tests/unit/test_x.cpp", "kept");
+  put(project / "grading/rubric.toml", "secret");
+  export_distribution(project, base_ / "out");
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(base_ / "out")) {
+    if (e.is_regular_file()) files.push_back(e.path().lexically_relative(base_ / "out").generic_string());
+  }
+  std::ranges::sort(files);
+  EXPECT_EQ(files, (std::vector<std::string>{".ci/student-check.sh", ".github/workflows/cudalab.yml", ".gitlab-ci.yml",
+                                             "CMakeLists.txt", "README.md", "exercises/01_a/kernel.cu",
+                                             "harness/include/x.hpp", "tests/unit/test_x.cpp"}));
+}
+
+/// The commands of the CI templates: GitHub's `run:` values and GitLab's `script:` items.
+std::vector<std::string> ci_commands(const fs::path& file) {
+  std::vector<std::string> out;
+  std::istringstream in(slurp(file));
+  bool in_script = false;
+  for (std::string line; std::getline(in, line);) {
+    const auto start = line.find_first_not_of(' ');
+    if (start == std::string::npos || line[start] == '#') continue;
+    const std::string text = line.substr(start);
+    if (text.starts_with("run:") || text.starts_with("- run:")) {
+      out.push_back(text.substr(text.find(':') + 2));
+    } else if (text == "script:") {
+      in_script = true;
+      continue;
+    } else if (in_script && text.starts_with("- ")) {
+      out.push_back(text.substr(2));
+      continue;
+    }
+    in_script = false;
+  }
+  return out;
+}
+
+TEST_F(ExportCi, BothTemplatesRunTheOneScriptThatTheSlowTestRuns) {
+  const std::vector<std::string> expected{"bash .ci/student-check.sh"};
+  EXPECT_EQ(ci_commands(kSource / "grading/ci/github-actions.yml"), expected);
+  EXPECT_EQ(ci_commands(kSource / "grading/ci/gitlab-ci.yml"), expected);
+  const std::string gitlab = slurp(kSource / "grading/ci/gitlab-ci.yml");
+  EXPECT_NE(gitlab.find("reports:\n      junit: report.xml"), std::string::npos);
+  const std::string github = slurp(kSource / "grading/ci/github-actions.yml");
+  EXPECT_NE(github.find("actions/upload-artifact"), std::string::npos);
+  EXPECT_NE(github.find("report_paths: report.xml"), std::string::npos);
+  const std::string script = slurp(kSource / "grading/ci/student-check.sh");
+  EXPECT_NE(script.find("check --all --backend sim --junit report.xml"), std::string::npos);
+  EXPECT_NE(script.find("GITHUB_STEP_SUMMARY"), std::string::npos);
+}
+
+TEST_F(ExportCi, ShellScriptsParse) {
+  for (const char* f : {"grading/ci/student-check.sh", "grading/gradescope/setup.sh",
+                        "grading/gradescope/run_autograder", "grading/gradescope/make-autograder.sh"}) {
+    const auto r = sh("bash -n " + quoted(kSource / f));
+    EXPECT_EQ(r.rc, 0) << f << ":\n" << r.output;
+    EXPECT_TRUE(executable(kSource / f)) << f;
+  }
+}
+
+TEST_F(ExportGradescope, AutograderZipHoldsTheProjectButNoSecrets) {
+  const fs::path zip = base_ / "autograder.zip";
+  const auto made = sh(quoted(kSource / "grading/gradescope/make-autograder.sh") + " " + quoted(zip));
+  ASSERT_EQ(made.rc, 0) << made.output;
+  const auto listed = sh("cd " + quoted(base_) + " && cmake -E tar tf " + quoted(zip));
+  ASSERT_EQ(listed.rc, 0) << listed.output;
+  std::set<std::string> names;
+  std::istringstream in(listed.output);
+  for (std::string line; std::getline(in, line);) names.insert(line);
+  for (const char* f : {"setup.sh", "run_autograder", "cudalab/CMakeLists.txt", "cudalab/grading/rubric.toml",
+                        "cudalab/exercises/03_matmul/task.cpp", "cudalab/scripts/debian-packages.txt"}) {
+    EXPECT_TRUE(names.contains(f)) << f;
+  }
+  for (const auto& n : names) {
+    for (const char* secret :
+         {"cudalab/solutions/", "cudalab/tests/wrong/", "cudalab/bench/", "cudalab/build/", "cudalab/.git/"}) {
+      EXPECT_FALSE(n.starts_with(secret)) << n;
+    }
+  }
+}
+
+TEST_F(ExportGradescope, RunAutograderAlwaysWritesResults) {
+  const fs::path ag = base_ / "autograder";
+  put(ag / "submission/exercises/03_matmul/kernel.cu", "// mine\n");
+  put(ag / "submission/.git/HEAD", "ref\n");
+  // A stand-in for `cudalab grade DIR --out OUT`: writes OUT/gradescope/<student>/results.json
+  // naming what it was given.
+  const fs::path stub = base_ / "cudalab-stub";
+  put(stub,
+      "#!/usr/bin/env bash\n"
+      "[ \"$1\" = grade ] && [ \"$3\" = --out ] || exit 9\n"
+      "mkdir -p \"$4/gradescope/submission\"\n"
+      "files=$(cd \"$2\" && find . -type f | sort | tr '\\n' ' ')\n"
+      "printf '{\"score\": 7, \"output\": \"%s\"}' \"$files\" > \"$4/gradescope/submission/results.json\"\n");
+  fs::permissions(stub, fs::perms::owner_all);
+  const std::string env = "AUTOGRADER_DIR=" + quoted(ag) + " CUDALAB_BIN=" + quoted(stub) + " ";
+  const fs::path script = kSource / "grading/gradescope/run_autograder";
+  auto r = sh(env + quoted(script));
+  ASSERT_EQ(r.rc, 0) << r.output;
+  auto results = nlohmann::json::parse(slurp(ag / "results/results.json"));
+  EXPECT_EQ(results["score"], 7);
+  EXPECT_EQ(results["output"], "./submission/.git/HEAD ./submission/exercises/03_matmul/kernel.cu ");
+
+  // One archive uploaded as it is: the class folder gets it as the student's archive.
+  fs::remove_all(ag / "submission");
+  put(ag / "submission/Work.TGZ", "archive bytes");
+  r = sh(env + quoted(script));
+  ASSERT_EQ(r.rc, 0) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(slurp(ag / "results/results.json"))["output"], "./submission.tgz ");
+
+  // Grading fails outright: still valid JSON, score 0, and the reason.
+  put(stub, "#!/usr/bin/env bash\necho 'cudalab: \"rubric\" is broken\\here\t(tab)'\nexit 2\n");
+  r = sh(env + quoted(script));
+  ASSERT_EQ(r.rc, 0) << r.output;
+  results = nlohmann::json::parse(slurp(ag / "results/results.json"));
+  EXPECT_EQ(results["score"], 0);
+  EXPECT_NE(results["output"].get<std::string>().find("could not grade this submission (exit 2)"), std::string::npos);
+  EXPECT_NE(results["output"].get<std::string>().find("cudalab: \"rubric\" is broken\\here\t(tab)"), std::string::npos)
+      << results["output"];
+}
+
+// run_autograder around the real `cudalab grade`, in a stand-in /autograder whose source/cudalab
+// is this project: a repository-style submission gets its Gradescope results (a few seconds: one
+// kernel compiled for the simulator).
+TEST_F(ExportGradescope, RunAutograderGradesARepositorySubmission) {
+  const fs::path ag = base_ / "autograder";
+  fs::create_directories(ag / "source");
+  fs::create_directory_symlink(kSource, ag / "source/cudalab");
+  fs::create_directories(ag / "submission/exercises/01_increment");
+  fs::copy_file(kSource / "solutions/01_increment/kernel.cu", ag / "submission/exercises/01_increment/kernel.cu");
+  const auto r = sh("AUTOGRADER_DIR=" + quoted(ag) + " CUDALAB_BIN=" + quoted(fs::path(CUDALAB_BIN_DIR) / "cudalab") +
+                    " " + quoted(kSource / "grading/gradescope/run_autograder"));
+  ASSERT_EQ(r.rc, 0) << r.output;
+  const auto results = nlohmann::json::parse(slurp(ag / "results/results.json"));
+  ASSERT_TRUE(results.contains("tests")) << results.dump(2) << "\n" << slurp(ag / "cudalab-work/grade.log");
+  EXPECT_GT(results["score"].get<double>(), 0) << results.dump(2);
+  bool passed = false;
+  for (const auto& t : results["tests"]) passed = passed || (t["name"] == "01_increment" && t["status"] == "passed");
+  EXPECT_TRUE(passed) << results.dump(2);
+}
+
+// The slow one (about 2-3 minutes on 2 cores): the exported tree configures and builds with no
+// GPU backend, and the commands a student's CI runs give the skeletons' verdicts. The CI script is
+// run with the same build folder, so the tree is built once.
+TEST_F(ExportTest, ExportedTreeBuildsAndChecks) {
+  const fs::path out = base_ / "student";
+  export_distribution(kSource, out);
+  const std::string env = "unset CUDALAB_ROOT; export CUDALAB_CACHE_DIR=" + quoted(out / "build/module-cache") + "; ";
+  const auto configure = sh(env + "cmake -S " + quoted(out) + " -B " + quoted(out / "build") +
+                            " -G Ninja -DCUDALAB_BUILD_BENCH=OFF -DBUILD_TESTING=OFF -DCUDALAB_ENABLE_CUDA=OFF");
+  ASSERT_EQ(configure.rc, 0) << configure.output
+                             << (configure.output.find("add_subdirectory given source") != std::string::npos
+                                     ? "\nthe project's CMakeLists.txt files must add grading/ and tests/grading/ "
+                                       "only where they exist (if(EXISTS ...)): the export leaves them out"
+                                     : "");
+  const auto build = sh("cmake --build " + quoted(out / "build") + " --target cudalab -j2");
+  ASSERT_EQ(build.rc, 0) << build.output.substr(build.output.size() > 8000 ? build.output.size() - 8000 : 0);
+
+  const std::string cudalab = quoted(out / "build/bin/cudalab");
+  const auto check = sh(env + "cd " + quoted(out) + " && " + cudalab + " check --all --backend sim --color never");
+  EXPECT_EQ(check.rc, 1) << check.output;
+  const auto ids = exercise_ids();
+  for (const auto& id : ids) {
+    EXPECT_NE(check.output.find(id), std::string::npos) << id << "\n" << check.output;
+  }
+  EXPECT_GE(count(check.output, "not implemented"), ids.size()) << check.output;
+  const auto list = sh(env + "cd " + quoted(out) + " && " + cudalab + " list");
+  EXPECT_EQ(list.rc, 0) << list.output;
+  for (const auto& id : ids) EXPECT_NE(list.output.find(id), std::string::npos) << list.output;
+
+  // The student CI's own script, in the same build folder.
+  const fs::path summary = base_ / "step-summary.md";
+  const auto ci = sh(env + "CUDALAB_BUILD_DIR=build GITHUB_STEP_SUMMARY=" + quoted(summary) + " bash " +
+                     quoted(out / ".ci/student-check.sh"));
+  EXPECT_EQ(ci.rc, 1) << ci.output;
+  const std::string junit = slurp(out / "report.xml");
+  EXPECT_NE(junit.find("<testsuites"), std::string::npos) << junit.substr(0, 2000);
+  for (const auto& id : ids) EXPECT_NE(junit.find(id), std::string::npos) << id;
+  EXPECT_GE(count(junit, "not implemented"), ids.size());
+  EXPECT_GE(count(slurp(out / "check.txt"), "not implemented"), ids.size());
+  EXPECT_NE(slurp(summary).find("### cudalab check --all --backend sim: exit 1"), std::string::npos) << slurp(summary);
+
+  // With the test suite on, the tree still configures without solutions/ and grading/.
+  const auto tests = sh("cmake -S " + quoted(out) + " -B " + quoted(out / "build-tests") +
+                        " -G Ninja -DCUDALAB_BUILD_BENCH=OFF -DBUILD_TESTING=ON -DCUDALAB_ENABLE_CUDA=OFF");
+  EXPECT_EQ(tests.rc, 0) << tests.output;
+}
+
+}  // namespace
+}  // namespace cudalab::grading

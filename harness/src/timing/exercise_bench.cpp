@@ -20,7 +20,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::size_t kMaxInputSets = 4;
 constexpr double kInputSetBudgetBytes = 2.0 * (1ull << 30);  // host memory for the rotating sets
 
 /// What the host buffers of a host-pointer exercise were while timed, as the runner reports it.
@@ -170,7 +169,7 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
     // Rotating input sets, each with its own data, so that no sample reads inputs the previous
     // one left in a cache, and every set's result is re-checked afterwards.
     std::vector<std::vector<Buffer>> sets;
-    for (std::size_t s = 0; s < kMaxInputSets; ++s) {
+    for (std::size_t s = 0; s < std::max<std::size_t>(options.input_sets, 1); ++s) {
       // Set 0 has the inputs `check` gives this case under the same seed.
       Rng rng(case_seed(options.seed, task.info(), c, s));
       sets.push_back(task.make_buffers(c, rng));

@@ -1,5 +1,7 @@
 #include "reports_common.hpp"
 
+#include "cudalab/report.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -107,57 +109,10 @@ std::string one_line(std::string_view text) {
   return out;
 }
 
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  for (char c : printable(text)) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string xml_escape(std::string_view text) { return cudalab::xml_escape(printable(text)); }
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  for (char c : printable(text)) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+// HTML5 knows every XML entity (&apos; included), so one escape serves both.
+std::string html_escape(std::string_view text) { return xml_escape(text); }
 
 std::string points(double value, int decimals) {
   std::string s = fmt::format("{:.{}f}", value, decimals);

@@ -186,3 +186,8 @@ std::string dump_spec(const Spec& spec);
 std::string dump_reply(const Reply& reply);
 
 }  // namespace cudalab::protocol
+
+namespace cudalab {
+/// A sampling policy as JSON, as the runner's spec and bench's report both write it.
+void to_json(nlohmann::json& j, const SamplingPolicy& p);
+}  // namespace cudalab

@@ -32,4 +32,7 @@ void write_check_junit(std::ostream& out, const std::vector<ExerciseResult>& res
 /// Whether to colour output written to `fd`: a terminal, NO_COLOR unset, not TERM=dumb, not CI.
 bool want_color(int fd);
 
+/// Text for XML (JUnit): & < > " ' as entities, control characters other than \n \t \r as `?`.
+std::string xml_escape(const std::string& text);
+
 }  // namespace cudalab

@@ -1,5 +1,7 @@
 #include "cudalab/bench_report.hpp"
 
+#include "cudalab/protocol.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -241,13 +243,7 @@ json bench_report_json(const BenchResults& results) {
         {"clocks", results.device.clocks}}},
       {"date", results.date},
       {"command", results.command},
-      {"policy",
-       {{"warmup_runs", p.warmup_runs},
-        {"min_samples", p.min_samples},
-        {"min_time_s", p.min_time_s},
-        {"noise_target", p.noise_target},
-        {"time_cap_s", p.time_cap_s},
-        {"max_samples", p.max_samples}}},
+      {"policy", p},
   };
   json measurements = json::array();
   for (const auto& m : results.measurements) {

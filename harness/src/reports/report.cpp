@@ -55,8 +55,6 @@ void write_case(std::ostream& out, const CaseResult& c, const ReportStyle& style
 
 }  // namespace
 
-namespace {
-
 std::string xml_escape(const std::string& text) {
   std::string out;
   for (char c : text) {
@@ -87,8 +85,6 @@ std::string xml_escape(const std::string& text) {
   }
   return out;
 }
-
-}  // namespace
 
 void write_check_junit(std::ostream& out, const std::vector<ExerciseResult>& results) {
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cudalab check\">\n";

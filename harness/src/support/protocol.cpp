@@ -173,7 +173,6 @@ void from_json(const json& j, Arg& a) {
 }
 
 void to_json(json& j, const Spec& s) {
-  const SamplingPolicy& p = s.policy;
   j = json{{"mode", name_of(s.mode, mode_names)},
            {"module", s.module},
            {"symbol", s.symbol},
@@ -181,13 +180,7 @@ void to_json(json& j, const Spec& s) {
            {"total_bytes", s.total_bytes},
            {"sets", s.sets},
            {"args", s.args},
-           {"policy",
-            {{"warmup_runs", p.warmup_runs},
-             {"min_samples", p.min_samples},
-             {"min_time_s", p.min_time_s},
-             {"noise_target", p.noise_target},
-             {"time_cap_s", p.time_cap_s},
-             {"max_samples", p.max_samples}}},
+           {"policy", s.policy},
            {"host_memory", name_of(s.host_memory, host_memory_names)}};
 }
 
@@ -336,3 +329,12 @@ std::string dump_reply(const Reply& reply) {
 }
 
 }  // namespace cudalab::protocol
+
+namespace cudalab {
+
+void to_json(nlohmann::json& j, const SamplingPolicy& p) {
+  j = nlohmann::json{{"warmup_runs", p.warmup_runs},   {"min_samples", p.min_samples}, {"min_time_s", p.min_time_s},
+                     {"noise_target", p.noise_target}, {"time_cap_s", p.time_cap_s},   {"max_samples", p.max_samples}};
+}
+
+}  // namespace cudalab

@@ -50,8 +50,6 @@ Baseline cpu_baseline(const Task& task, const Case& c, const std::vector<Buffer>
   return Baseline{threads == 1 ? "CPU 1 thread" : fmt::format("CPU {} threads", threads), sampler.summary().median};
 }
 
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
-
 /// The statistics of the runner's samples, with how its sampler stopped.
 Summary summary_of(const protocol::Reply& reply) {
   Summary s = summarize(reply.samples_s);

@@ -7,7 +7,8 @@
 
 Each student submits some exercises, drawn (with a fixed seed) from the reference solutions, the
 speed ladders' slower steps, the known-wrong corpus (tests/wrong) and the misbehaving corpus
-(tests/misbehaving): right and fast, right and slow, wrong answers, compile errors, crashes. A few
+(tests/misbehaving): right and fast, right and slow, wrong answers, compile errors, crashes, hangs.
+Every file ends with a line naming its student, so that none shares a compiled module. A few
 come as .zip or .tar.gz archives, as an upload would. Nothing here is graded: it only builds input.
 """
 import os
@@ -32,6 +33,7 @@ def candidates(exercise):
     out += [(1, os.path.join(wrong, f)) for f in sorted(os.listdir(wrong)) if f.endswith(".cu")]
     if exercise == "01_increment":
         out += [(1, os.path.join(ROOT, "tests", "misbehaving", "crash.cu"))]
+        out += [(1, os.path.join(ROOT, "tests", "misbehaving", "hang.cu"))]
     return out
 
 
@@ -87,6 +89,9 @@ def main():
                     f.write("void solve(int* data, int n) { int x = ; }\n")  # a compile error
             else:
                 shutil.copyfile(source, dest)
+                # Each student's file is their own: no two share a compiled module, as in a real class.
+                with open(dest, "a") as f:
+                    f.write(f"\n// submitted by {name}\n")
         kind = rng.random()
         if kind < 0.15:
             with zipfile.ZipFile(folder + ".zip", "w") as z:

@@ -1,5 +1,5 @@
-// cudalab-grading: the instructor's side of cudalab, run by `cudalab grade|report|export` (the
-// `cudalab` CLI hands these commands to this program, found next to it).
+// cudalab-grading: the instructor's side of cudalab, run by `cudalab grade|report|merge|export`
+// (the `cudalab` CLI hands these commands to this program, found next to it).
 // Exit codes: 0 done (whatever the students' grades), 2 usage or set-up error.
 #include <unistd.h>
 
@@ -12,6 +12,7 @@
 #include "cudalab/grading/gradebook.hpp"
 #include "cudalab/grading/grader.hpp"
 #include "cudalab/grading/reports.hpp"
+#include "cudalab/grading/scale.hpp"
 #include "cudalab/judge.hpp"
 #include "cudalab/paths.hpp"
 #include "cudalab/report.hpp"
@@ -42,11 +43,20 @@ int run_grade(GradeOptions options, bool color) {
   };
   const GradeSummary s = grade_class(options, progress);
   if (tty) fmt::print(stderr, "\r\033[K");
-  fmt::print("{}\n{} student{}: {} attempt{} graded now{}\n\n", s.backend_line, s.students, s.students == 1 ? "" : "s",
-             s.graded, s.graded == 1 ? "" : "s",
+  fmt::print("{}\n{}\n", s.backend_line, s.sandbox_line);
+  for (const auto& line : s.devices) fmt::print("GPU: {}\n", line);
+  if (!s.shard_line.empty()) fmt::print("{}\n", s.shard_line);
+  fmt::print("{} student{}: {} attempt{} graded now{}\n\n", s.students, s.students == 1 ? "" : "s", s.graded,
+             s.graded == 1 ? "" : "s",
              s.unchanged > 0 ? fmt::format(", {} unchanged since the gradebook's last grading", s.unchanged) : "");
   for (const auto& line : s.skipped) fmt::print("skipped {}\n", line);
   write_summary(std::cout, s.results, color);
+  if (s.graded > 0) {
+    fmt::print(
+        "\ngraded in {} ({:.0f} s): compiling {:.0f} s, checking {:.0f} s, timing {:.0f} s, summed over "
+        "the attempts\n",
+        minutes(s.wall_s), s.wall_s, s.compile_s, s.check_s, s.timing_s);
+  }
   fmt::print(
       "\ngradebook and reports in {} (grades.csv, results.json, junit.xml, report.html, feedback/, "
       "gradescope/)\n",
@@ -65,10 +75,24 @@ int run_report(const fs::path& gradebook_file, fs::path out_dir, bool color) {
   return kExitDone;
 }
 
+int run_merge(const MergeOptions& options, bool color) {
+  const MergeSummary s = merge_gradebooks(options);
+  fmt::print("merged {} shard{}{}: {} students, {} attempts ({} new)\n", s.shards, s.shards == 1 ? "" : "s",
+             s.had_gradebook ? " into the gradebook already in " + options.out_dir.string() : "", s.students,
+             s.attempts, s.added);
+  for (const auto& note : s.notes) fmt::print("note: {}\n", note);
+  fmt::print("\n");
+  write_summary(std::cout, s.results, color);
+  fmt::print("\ngradebook and reports in {}\n", options.out_dir.string());
+  return kExitDone;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"cudalab's grading: grade a class, write its reports, export the students' distribution"};
+  CLI::App app{
+      "cudalab's grading: grade a class (on several GPUs, or in shards on a cluster), merge shards, write its "
+      "reports, export the students' distribution"};
   app.name("cudalab");
   app.require_subcommand(1);
   app.footer("Exit codes: 0 done, 2 usage or set-up error (a malformed rubric, an unusable gradebook, no backend).");
@@ -95,23 +119,64 @@ int main(int argc, char** argv) {
   grade_cmd->add_option("--timeout", timeout_s, "Seconds allowed per check")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  auto* seed_opt =
+      grade_cmd
+          ->add_option("--seed", grade.seed,
+                       "The class's grading seed, for a new gradebook (to replay a grading); default: a secret random "
+                       "one. Prefer --seed-file: `ps` shows a command line")
+          ->check(CLI::NonNegativeNumber);
+  fs::path seed_file;
   grade_cmd
-      ->add_option("--seed", grade.seed,
-                   "The class's grading seed, for a new gradebook (to replay a grading); default: a secret random one")
-      ->check(CLI::NonNegativeNumber);
+      ->add_option("--seed-file", seed_file,
+                   "Read the class's seed from FILE (one decimal number; mode 600): every shard of a class grades "
+                   "with the one seed, kept off the command line")
+      ->excludes(seed_opt);
+  std::string gpus_text;
+  grade_cmd->add_option("--gpus", gpus_text,
+                        "GPUs to grade on, e.g. 0,1 (numbered as cudalab sees them, after CUDA_VISIBLE_DEVICES): each "
+                        "times one submission at a time, checks are spread over all; default: the first GPU. Not "
+                        "with the simulator");
+  grade_cmd->footer(
+      "Several GPUs: --gpus 0,1 times on each GPU at once (one submission per GPU at a time, its speed against the "
+      "reference solution timed on that same GPU; each attempt records its GPU). A cluster: --shard K/N --seed-file "
+      "FILE grades one part of the class per job, `cudalab merge` joins the parts; grading/slurm/grade-on-slurm.sh "
+      "does both with Slurm (grading/README.md).");
+  std::string shard_text;
+  grade_cmd->add_option("--shard", shard_text,
+                        "Grade only shard K of N (0-based, K/N: $SLURM_ARRAY_TASK_ID/N in a Slurm array), chosen by a "
+                        "stable hash of the student's name; needs --seed-file. Join the shards with `cudalab merge`");
   grade_cmd->add_option("--time-cap", grade.time_cap_s, "Seconds of timing per kernel on a GPU")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  for (auto* cmd : {grade_cmd}) {
-    cmd->add_option("--color", color, "Colour: auto (on a terminal), always, never")
-        ->check(CLI::IsMember({"auto", "always", "never"}));
-  }
 
   fs::path gradebook_file, report_out;
   auto* report_cmd =
       app.add_subcommand("report", "Write the reports of a gradebook again (after grading, or another rubric)");
   report_cmd->add_option("gradebook", gradebook_file, "The gradebook.sqlite that `cudalab grade` wrote")->required();
   report_cmd->add_option("--out", report_out, "Where the reports go (default: beside the gradebook)");
+
+  MergeOptions merge;
+  auto* merge_cmd = app.add_subcommand(
+      "merge",
+      "Join the gradebooks of a class graded in shards (`cudalab grade --shard K/N`) into OUT/gradebook.sqlite and "
+      "write the reports there");
+  merge_cmd->add_option("out", merge.out_dir, "Folder for the merged gradebook and the reports")->required();
+  merge_cmd
+      ->add_option("shards", merge.shards,
+                   "The shards' --out folders (or their gradebook.sqlite files), each graded with the same seed and "
+                   "rubric")
+      ->required();
+  merge_cmd->add_flag("--force", merge.force, "Merge even when the shards' seeds, rubrics or backends differ");
+  merge_cmd->footer(
+      "Every attempt of every shard is kept (a student graded in two shards keeps both; the later graded counts). A "
+      "gradebook already in OUT is kept and added to: merging the same shards again changes nothing, merging a "
+      "re-graded shard adds what is new. Shards graded with different seeds, rubrics or backends are refused "
+      "unless --force.");
+
+  for (auto* cmd : {grade_cmd, merge_cmd}) {
+    cmd->add_option("--color", color, "Colour: auto (on a terminal), always, never")
+        ->check(CLI::IsMember({"auto", "always", "never"}));
+  }
 
   fs::path export_out;
   auto* export_cmd = app.add_subcommand(
@@ -129,9 +194,17 @@ int main(int argc, char** argv) {
     if (grade_cmd->parsed()) {
       grade.timeout = std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
       for (int i = 0; i < argc; ++i) grade.command += (i == 0 ? "cudalab" : std::string(" ") + argv[i]);
+      if (!gpus_text.empty() || grade_cmd->count("--gpus") > 0) grade.gpus = parse_gpu_list(gpus_text);
+      if (grade_cmd->count("--shard") > 0) grade.shard = parse_shard(shard_text);
+      if (!seed_file.empty()) {
+        std::string warning;
+        grade.seed = read_seed_file(seed_file, warning);
+        if (!warning.empty()) fmt::print(stderr, "cudalab: warning: {}\n", warning);
+      }
       return run_grade(grade, use_color);
     }
     if (report_cmd->parsed()) return run_report(gradebook_file, report_out, use_color);
+    if (merge_cmd->parsed()) return run_merge(merge, use_color);
     if (export_cmd->parsed()) {
       export_distribution(project_root(), export_out);
       fmt::print("the students' distribution is in {}\n", export_out.string());

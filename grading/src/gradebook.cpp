@@ -14,12 +14,13 @@ using nlohmann::json;
 
 namespace {
 
-// Version 1. Append-only: rows are inserted, never updated or deleted.
+// Version 2. Append-only: rows are inserted, never updated or deleted (a migration aside).
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
   id INTEGER PRIMARY KEY, started_at TEXT NOT NULL, cudalab_version TEXT NOT NULL, backend TEXT NOT NULL,
-  device TEXT NOT NULL, command TEXT NOT NULL, rubric_source TEXT NOT NULL, points TEXT NOT NULL);
+  device TEXT NOT NULL, command TEXT NOT NULL, rubric_source TEXT NOT NULL, points TEXT NOT NULL,
+  rubric_hash TEXT NOT NULL DEFAULT '', sandbox TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS attempts (
   id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),
   student TEXT NOT NULL, exercise TEXT NOT NULL, source_hash TEXT NOT NULL, source_path TEXT NOT NULL,
@@ -37,6 +38,14 @@ CREATE TABLE IF NOT EXISTS checks (
   PRIMARY KEY (attempt_id, ordinal));
 CREATE TABLE IF NOT EXISTS student_notes (
   run_id INTEGER NOT NULL REFERENCES runs(id), student TEXT NOT NULL, note TEXT NOT NULL);
+)sql";
+
+// Version 1 → 2: runs gain rubric_hash (so that `cudalab merge` can tell rubrics apart) and
+// sandbox (the runners' protections); the runs recorded before have neither ("").
+constexpr const char* kMigrateFrom1 = R"sql(
+ALTER TABLE runs ADD COLUMN rubric_hash TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN sandbox TEXT NOT NULL DEFAULT '';
+UPDATE meta SET value = '2' WHERE key = 'schema_version';
 )sql";
 
 std::string text_of(const std::vector<std::string>& lines) { return json(lines).dump(); }
@@ -78,11 +87,27 @@ Gradebook::Gradebook(const fs::path& file, std::optional<std::uint64_t> wanted_s
       }
       t.commit();
     }
-    SQLite::Statement version(*db_, "SELECT value FROM meta WHERE key = 'schema_version'");
-    if (!version.executeStep()) throw GradebookError(file.string() + " is not a cudalab gradebook (no schema version)");
-    if (version.getColumn(0).getString() != std::to_string(kGradebookSchemaVersion)) {
-      throw GradebookError(fmt::format("{} has gradebook schema version {}; this cudalab reads version {}",
-                                       file.string(), version.getColumn(0).getString(), kGradebookSchemaVersion));
+    auto schema_version = [&] {
+      SQLite::Statement version(*db_, "SELECT value FROM meta WHERE key = 'schema_version'");
+      if (!version.executeStep()) {
+        throw GradebookError(file.string() + " is not a cudalab gradebook (no schema version)");
+      }
+      return version.getColumn(0).getString();
+    };
+    if (schema_version() == "1") {
+      // IMMEDIATE: of two processes opening one old file, the second waits and sees version 2.
+      db_->exec("BEGIN IMMEDIATE");
+      try {
+        if (schema_version() == "1") db_->exec(kMigrateFrom1);
+        db_->exec("COMMIT");
+      } catch (...) {
+        db_->exec("ROLLBACK");
+        throw;
+      }
+    }
+    if (const std::string v = schema_version(); v != std::to_string(kGradebookSchemaVersion)) {
+      throw GradebookError(fmt::format("{} has gradebook schema version {}; this cudalab reads versions 1 and {}",
+                                       file.string(), v, kGradebookSchemaVersion));
     }
     SQLite::Statement seed(*db_, "SELECT value FROM meta WHERE key = 'seed'");
     if (!seed.executeStep()) throw GradebookError(file.string() + " has no grading seed");
@@ -101,8 +126,8 @@ std::uint64_t Gradebook::seed() const { return seed_; }
 
 std::int64_t Gradebook::begin_run(const RunInfo& run) {
   SQLite::Statement q(*db_,
-                      "INSERT INTO runs (started_at, cudalab_version, backend, device, command, rubric_source, points) "
-                      "VALUES (?, ?, ?, ?, ?, ?, ?)");
+                      "INSERT INTO runs (started_at, cudalab_version, backend, device, command, rubric_source, points, "
+                      "rubric_hash, sandbox) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
   q.bind(1, run.started_at);
   q.bind(2, run.cudalab_version);
   q.bind(3, run.backend);
@@ -110,6 +135,8 @@ std::int64_t Gradebook::begin_run(const RunInfo& run) {
   q.bind(5, run.command);
   q.bind(6, run.rubric_source);
   q.bind(7, json(run.points).dump());
+  q.bind(8, run.rubric_hash);
+  q.bind(9, run.sandbox);
   q.exec();
   return db_->getLastInsertRowid();
 }
@@ -193,18 +220,20 @@ void Gradebook::add_student_notes(std::int64_t run, const std::string& student, 
 }
 
 std::vector<Attempt> Gradebook::read_attempts(const std::string& where, const std::vector<std::string>& binds) const {
-  SQLite::Statement q(*db_,
-                      "SELECT id, student, exercise, source_hash, source_path, cudalab_version, backend, device, seed, "
-                      "verdict, message, hints, speed_graded, timed_label, median_s, reference_s, throughput, unit, "
-                      "percent_of_peak, correctness, performance, penalties, late, total, max, score_notes, "
-                      "submitted_at, graded_at, seconds FROM attempts " +
-                          where + " ORDER BY id");
+  SQLite::Statement q(
+      *db_,
+      "SELECT id, run_id, student, exercise, source_hash, source_path, cudalab_version, backend, device, seed, "
+      "verdict, message, hints, speed_graded, timed_label, median_s, reference_s, throughput, unit, "
+      "percent_of_peak, correctness, performance, penalties, late, total, max, score_notes, "
+      "submitted_at, graded_at, seconds FROM attempts " +
+          where + " ORDER BY id");
   for (std::size_t k = 0; k < binds.size(); ++k) q.bind(static_cast<int>(k + 1), binds[k]);
   std::vector<Attempt> out;
   while (q.executeStep()) {
     Attempt a;
     int i = 0;
     a.id = q.getColumn(i++).getInt64();
+    a.run_id = q.getColumn(i++).getInt64();
     a.student = q.getColumn(i++).getString();
     a.exercise = q.getColumn(i++).getString();
     a.source_hash = q.getColumn(i++).getString();
@@ -262,6 +291,41 @@ std::optional<Attempt> Gradebook::latest(const std::string& student, const std::
 }
 
 std::vector<Attempt> Gradebook::attempts() const { return read_attempts("", {}); }
+
+std::vector<RunRecord> Gradebook::runs() const {
+  SQLite::Statement q(*db_,
+                      "SELECT id, started_at, cudalab_version, backend, device, command, rubric_source, points, "
+                      "rubric_hash, sandbox FROM runs ORDER BY id");
+  std::vector<RunRecord> out;
+  while (q.executeStep()) {
+    RunRecord r;
+    r.id = q.getColumn(0).getInt64();
+    r.info.started_at = q.getColumn(1).getString();
+    r.info.cudalab_version = q.getColumn(2).getString();
+    r.info.backend = q.getColumn(3).getString();
+    r.info.device = q.getColumn(4).getString();
+    r.info.command = q.getColumn(5).getString();
+    r.info.rubric_source = q.getColumn(6).getString();
+    try {
+      r.info.points = json::parse(q.getColumn(7).getString()).get<std::map<std::string, double>>();
+    } catch (const std::exception&) {
+      throw GradebookError(fmt::format("run {} has malformed points: {}", r.id, q.getColumn(7).getString()));
+    }
+    r.info.rubric_hash = q.getColumn(8).getString();
+    r.info.sandbox = q.getColumn(9).getString();
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<StudentNote> Gradebook::student_notes() const {
+  SQLite::Statement q(*db_, "SELECT run_id, student, note FROM student_notes ORDER BY rowid");
+  std::vector<StudentNote> out;
+  while (q.executeStep()) {
+    out.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(), q.getColumn(2).getString()});
+  }
+  return out;
+}
 
 ClassResults Gradebook::class_results() const {
   ClassResults r;

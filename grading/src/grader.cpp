@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <ctime>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
-#include <shared_mutex>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -22,6 +25,7 @@
 #include "cudalab/grading/submissions.hpp"
 #include "cudalab/paths.hpp"
 #include "cudalab/registry.hpp"
+#include "cudalab/sandbox.hpp"
 
 namespace cudalab::grading {
 
@@ -64,7 +68,7 @@ std::string file_hash(const fs::path& file) {
   }
 }
 
-/// Reference-solution times per exercise, measured once per run with the GPU to itself.
+/// Reference-solution times per exercise, measured once per run and GPU with the GPU to itself.
 class ReferenceTimes {
  public:
   std::optional<double> get(const Task& task, const Toolchain& gpu, const Peaks& peaks, const BenchOptions& options) {
@@ -84,6 +88,90 @@ class ReferenceTimes {
   std::map<std::string, std::optional<double>> times_;
 };
 
+/// One GPU grading runs on, or the simulator as one slot.
+struct Device {
+  std::string visible;  ///< the runner's CUDA_VISIBLE_DEVICES; "": as inherited
+  std::string name;     ///< as attempts record it: "NVIDIA H100 80GB HBM3 (GPU 1)", "CPU simulator"
+  std::optional<Peaks> peaks;
+  ReferenceTimes references;  ///< used only while this GPU is held alone
+};
+
+/// A GPU of the pool for as long as it lives.
+class Held {
+ public:
+  Held(GpuPool& pool, bool alone) : pool_(pool), alone_(alone), gpu_(alone ? pool.take_alone() : pool.share()) {}
+  ~Held() { pool_.release(gpu_, alone_); }
+  Held(const Held&) = delete;
+  Held& operator=(const Held&) = delete;
+  [[nodiscard]] std::size_t gpu() const { return gpu_; }
+
+ private:
+  GpuPool& pool_;
+  bool alone_;
+  std::size_t gpu_;
+};
+
+/// The GPUs to grade on, probed, with their peaks. Throws std::invalid_argument for a GPU of
+/// `gpus` that is not there, is listed twice (under two names) or has another architecture.
+std::vector<std::unique_ptr<Device>> gpu_devices(const Toolchain& gpu, const std::vector<unsigned>& gpus,
+                                                 const fs::path& cache, std::vector<std::string>& lines) {
+  std::vector<std::unique_ptr<Device>> out;
+  auto describe = [&](const Device& d, const std::string& visible) {
+    std::string line = d.name;
+    if (!visible.empty()) line += fmt::format(" (CUDA_VISIBLE_DEVICES={} for the runner)", visible);
+    if (d.peaks) {
+      line += fmt::format(": peaks {:.0f} GB/s, {:.0f} GFLOP/s FP32", d.peaks->bandwidth_gbs, d.peaks->fp32_gflops);
+    }
+    lines.push_back(line);
+  };
+  if (gpus.empty()) {
+    // As before --gpus: the first GPU the runner finds, whatever cudalab inherited.
+    auto d = std::make_unique<Device>();
+    d->name = "GPU";
+    std::string why;
+    if (const auto probed = probe_gpu(gpu.runner(), why)) {
+      d->name = probed->name;
+      bool measured_now = false;
+      d->peaks = device_peaks(gpu.runner(), *probed, cache, measured_now);
+    }
+    describe(*d, "");
+    out.push_back(std::move(d));
+    return out;
+  }
+  const char* inherited = std::getenv("CUDA_VISIBLE_DEVICES");
+  std::map<std::string, unsigned> by_uuid;
+  std::optional<GpuDevice> first;
+  for (const unsigned number : gpus) {
+    auto d = std::make_unique<Device>();
+    d->visible = visible_device_for(number, inherited);
+    std::string why;
+    const auto probed = probe_gpu(gpu.runner(), why, d->visible);
+    if (!probed) {
+      throw std::invalid_argument(fmt::format(
+          "--gpus: GPU {} is not visible (the runner with CUDA_VISIBLE_DEVICES={}: {})", number, d->visible, why));
+    }
+    if (const auto [it, fresh] = by_uuid.emplace(probed->uuid, number); !fresh) {
+      throw std::invalid_argument(fmt::format("--gpus: GPUs {} and {} are the same device ({}, uuid {})", it->second,
+                                              number, probed->name, probed->uuid));
+    }
+    // Kernels are compiled once, for one architecture.
+    if (first && (probed->cc_major != first->cc_major || probed->cc_minor != first->cc_minor)) {
+      throw std::invalid_argument(fmt::format(
+          "--gpus: GPU {} ({}, compute capability {}.{}) is not of the architecture of GPU {} ({}, {}.{}): list GPUs "
+          "of one kind",
+          number, probed->name, probed->cc_major, probed->cc_minor, gpus.front(), first->name, first->cc_major,
+          first->cc_minor));
+    }
+    if (!first) first = probed;
+    d->name = fmt::format("{} (GPU {})", probed->name, number);
+    bool measured_now = false;
+    d->peaks = device_peaks(gpu.runner(), *probed, cache, measured_now, d->visible);
+    describe(*d, d->visible);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 CheckRow check_row(const CaseResult& c) {
   return {c.c.label(), verdict_name(c.verdict), c.message, c.details, c.hints, c.solve_ms};
 }
@@ -102,11 +190,21 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
   if (!fs::is_directory(options.submissions)) {
     throw std::invalid_argument(options.submissions.string() + " is not a folder of submissions");
   }
+  if (options.shard && (options.shard->count == 0 || options.shard->index >= options.shard->count)) {
+    throw std::invalid_argument(
+        fmt::format("--shard {}/{}: K must be below N", options.shard->index, options.shard->count));
+  }
+  if (options.shard && options.shard->count > 1 && !options.seed) {
+    throw std::invalid_argument(
+        "--shard needs the class's seed (--seed-file FILE): every shard must grade on the same one, or their "
+        "students get other inputs and `cudalab merge` refuses them");
+  }
+  if (std::set<unsigned>(options.gpus.begin(), options.gpus.end()).size() != options.gpus.size()) {
+    throw std::invalid_argument("--gpus: a GPU is listed twice");
+  }
   std::vector<std::string> known;
   for (const auto& t : all_tasks()) known.push_back(t->info().id);
   const Rubric rubric = load_rubric(rubric_path(options), known);
-  fs::create_directories(options.out_dir);
-  Gradebook gradebook(options.out_dir / "gradebook.sqlite", options.seed);
 
   ToolchainConfig config;
   config.cache_dir = cache_dir();
@@ -114,37 +212,62 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
   BackendChoice backend = choose_backend(parse_backend_request(options.backend), config);
   const Toolchain& toolchain = *backend.toolchain;
   const bool on_gpu = toolchain.backend() == Backend::gpu;
-  std::string device = on_gpu ? "GPU" : "CPU simulator";
-  std::optional<Peaks> peaks;
-  if (on_gpu) {
-    std::string why;
-    if (const auto d = probe_gpu(toolchain.runner(), why)) {
-      device = d->name;
-      bool measured_now = false;
-      peaks = device_peaks(toolchain.runner(), *d, config.cache_dir, measured_now);
-    }
+  if (!on_gpu && !options.gpus.empty()) {
+    throw std::invalid_argument(
+        fmt::format("--gpus: grading runs on the CPU simulator here ({}), which has no GPUs: drop --gpus, or grade on "
+                    "a GPU machine",
+                    backend.line));
   }
+  GradeSummary summary;
+  std::vector<std::unique_ptr<Device>> devices;
+  if (on_gpu) {
+    devices = gpu_devices(toolchain, options.gpus, config.cache_dir, summary.devices);
+  } else {
+    devices.push_back(std::make_unique<Device>());
+    devices.back()->name = "CPU simulator";
+  }
+  fs::create_directories(options.out_dir);
+  Gradebook gradebook(options.out_dir / "gradebook.sqlite", options.seed);
 
   std::vector<std::string> graded_ids;
   for (const auto& [id, rule] : rubric.exercises) graded_ids.push_back(id);
   std::vector<std::string> skipped;
+  std::set<std::string> in_class;
+  std::set<std::string> in_shard;
+  const auto select = [&](const std::string& student) {
+    in_class.insert(student);
+    if (options.shard && shard_of(student, options.shard->count) != options.shard->index) return false;
+    in_shard.insert(student);
+    return options.only.empty() || std::ranges::find(options.only, student) != options.only.end();
+  };
   const std::vector<Submission> submissions =
-      read_submissions(options.submissions, options.out_dir / "work", graded_ids, {}, &skipped);
+      read_submissions(options.submissions, options.out_dir / "work", graded_ids, {}, &skipped, select);
+  if (options.shard) {
+    summary.shard_line = fmt::format("shard {}/{}: {} of the class's {} students", options.shard->index,
+                                     options.shard->count, in_shard.size(), in_class.size());
+  }
 
-  RunInfo run_info{
-      utc_now(), CUDALAB_VERSION, backend_name(toolchain.backend()), device, options.command, rubric.source, {}};
+  std::vector<std::string> device_names;
+  for (const auto& d : devices) device_names.push_back(d->name);
+  RunInfo run_info{utc_now(),
+                   CUDALAB_VERSION,
+                   backend_name(toolchain.backend()),
+                   fmt::format("{}", fmt::join(device_names, ", ")),
+                   options.command,
+                   rubric.source,
+                   {},
+                   rubric.hash,
+                   describe_sandbox(toolchain.backend(), options.timeout)};
   // What each exercise is out of in this run: without a GPU, its correctness points only.
   for (const auto& [id, rule] : rubric.exercises) {
     run_info.points[id] = on_gpu ? rule.points : rule.points * (1 - rule.performance_share);
   }
   const std::int64_t run = gradebook.begin_run(run_info);
 
-  GradeSummary summary;
   summary.backend_line = backend.line;
   summary.skipped = skipped;
   std::vector<Job> jobs;
   for (const Submission& s : submissions) {
-    if (!options.only.empty() && std::ranges::find(options.only, s.student) == options.only.end()) continue;
     ++summary.students;
     std::vector<std::string> notes = s.notes;
     std::vector<std::string> missing;
@@ -171,44 +294,101 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
     gradebook.add_student_notes(run, s.student, notes);
   }
 
-  // Checks share the device (each in its own process); a timed run takes it alone.
-  std::shared_mutex device_lock;
+  // Checks share a GPU (each in its own process); a timed run takes one alone.
+  GpuPool gpus(devices.size());
   std::mutex gradebook_lock;
   std::mutex progress_lock;
-  ReferenceTimes references;
   std::atomic<std::size_t> next{0};
   std::size_t done = 0;
   const auto started = Clock::now();
+  // Every student's kernel gets the same inputs (one seed per class): each case's inputs and CPU
+  // reference are made once, not once per submission.
+  CaseDataCache case_data;
+  double compile_s = 0;
+  double check_s = 0;
+  double timing_s = 0;
   BenchOptions bench;
+  bench.case_data = &case_data;
   bench.seed = gradebook.seed();
+  // A class is ranked, not profiled: 2 % on the median is enough, and the kernels-alone row of
+  // `bench` is not scored.
+  bench.policy.warmup_runs = 2;
+  bench.policy.min_time_s = 0.05;
+  bench.policy.noise_target = 0.02;
   bench.policy.time_cap_s = options.time_cap_s;
+  bench.kernel_traces = false;
   bench.cpu_baselines = false;
   // One input set: the CPU reference of a large case costs more than the timing itself, and the
   // ranking of a class does not need four.
   bench.input_sets = 1;
 
-  auto grade_one = [&](const Job& job) {
-    const auto t0 = Clock::now();
+  const auto seconds_since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  // An attempt between its check and its timing.
+  struct Pending {
+    const Job* job = nullptr;
+    Attempt attempt;
+    double compiling = 0;
+    double checking = 0;
+    double timing = 0;
+  };
+
+  // Scores, records and reports an attempt that is complete.
+  auto finish = [&](Pending& p) {
+    Attempt& a = p.attempt;
+    a.score = rubric.score(a);
+    a.graded_at = utc_now();
+    a.seconds = p.compiling + p.checking + p.timing;
+    {
+      std::lock_guard lock(gradebook_lock);
+      gradebook.add_attempt(run, a);
+    }
+    std::lock_guard lock(progress_lock);
+    compile_s += p.compiling;
+    check_s += p.checking;
+    timing_s += p.timing;
+    ++done;
+    ++summary.graded;
+    if (progress) {
+      const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
+      const double eta = elapsed / static_cast<double>(done) * static_cast<double>(jobs.size() - done);
+      progress({done, jobs.size(), a.student + " " + a.exercise, eta});
+    }
+  };
+
+  // Phase 1, many at once: compile and check. Returns whether the attempt is to be timed.
+  auto check_one = [&](const Job& job, Pending& p) {
+    p.job = &job;
     const TaskInfo& info = job.task->info();
-    Attempt a;
+    Attempt& a = p.attempt;
     a.student = job.submission->student;
     a.exercise = info.id;
     a.source_hash = job.hash;
     a.source_path = fs::relative(job.source, job.submission->root).string();
     a.cudalab_version = CUDALAB_VERSION;
     a.backend = backend_name(toolchain.backend());
-    a.device = device;
     a.seed = gradebook.seed();
     a.submitted_at = job.submission->submitted_at;
     CheckOptions check;
     check.seed = a.seed;
     check.timeout = options.timeout;
+    check.case_data = &case_data;
     try {
+      // Compiled first (no GPU needed), so that the check finds the module in the cache.
+      const auto compile_start = Clock::now();
+      (void)toolchain.compile(job.source);
+      p.compiling = seconds_since(compile_start);
+      const auto check_start = Clock::now();
       ExerciseResult r;
       {
-        std::shared_lock shared(device_lock);
+        const Held held(gpus, false);
+        const Device& d = *devices[held.gpu()];
+        a.device = d.name;
+        check.visible_devices = d.visible;
         r = check_exercise(*job.task, toolchain, job.source, check);
       }
+      p.checking = seconds_since(check_start);
       a.verdict = verdict_name(r.verdict);
       const CaseResult* failure = r.first_failure();
       a.message = r.verdict == Verdict::compile_error ? "the file does not compile"
@@ -220,60 +400,91 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
       }
       a.hints = r.hints;
       for (const auto& c : r.cases) a.checks.push_back(check_row(c));
-      if (on_gpu && peaks && outputs_right(r)) {
-        std::unique_lock alone(device_lock);
-        const auto reference = references.get(*job.task, toolchain, *peaks, bench);
-        const BenchOutcome timed = bench_exercise(*job.task, toolchain, job.source, *peaks, bench);
-        if (timed.verdict == Verdict::passed && !timed.measurements.empty()) {
-          const Measurement& m = timed.measurements.front();
-          Timing t;
-          t.label = m.c.label();
-          t.median_s = m.summary.median;
-          t.reference_s = reference.value_or(0);
-          // The rate nearer its peak, as bench's table shows it.
-          const bool flops = m.throughput.compute_bound && m.throughput.gflops;
-          t.throughput = flops ? *m.throughput.gflops : m.throughput.gbs.value_or(0);
-          t.unit = flops ? "GFLOP/s" : "GB/s";
-          t.percent_of_peak =
-              flops ? m.throughput.percent_fp32.value_or(0) : m.throughput.percent_bandwidth.value_or(0);
-          a.timing = t;
-          a.speed_graded = reference.has_value();
-        } else {
-          a.hints.push_back("not timed: " + timed.message);
-        }
-      }
+      // Without peaks the GPU could not be probed (no --gpus; with it, every GPU was): not timed.
+      return on_gpu && devices.front()->peaks.has_value() && outputs_right(r);
     } catch (const std::exception& e) {
       // One submission's trouble is that submission's verdict; the class goes on.
       a.verdict = verdict_name(Verdict::runner_error);
       a.message = std::string("could not be graded: ") + e.what();
-    }
-    a.score = rubric.score(a);
-    a.graded_at = utc_now();
-    a.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    {
-      std::lock_guard lock(gradebook_lock);
-      gradebook.add_attempt(run, a);
-    }
-    std::lock_guard lock(progress_lock);
-    ++done;
-    ++summary.graded;
-    if (progress) {
-      const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
-      const double eta = elapsed / static_cast<double>(done) * static_cast<double>(jobs.size() - done);
-      progress({done, jobs.size(), a.student + " " + a.exercise, eta});
+      return false;
     }
   };
 
+  // Phase 2, one per GPU: time, with the GPU alone.
+  auto time_one = [&](Pending& p) {
+    Attempt& a = p.attempt;
+    const Job& job = *p.job;
+    const auto timing_start = Clock::now();
+    try {
+      const Held held(gpus, true);
+      Device& d = *devices[held.gpu()];
+      // The GPU that timed it is the attempt's device; its speed is against the reference timed there.
+      a.device = d.name;
+      BenchOptions on_d = bench;
+      on_d.visible_devices = d.visible;
+      const auto reference = d.references.get(*job.task, toolchain, *d.peaks, on_d);
+      const BenchOutcome timed = bench_exercise(*job.task, toolchain, job.source, *d.peaks, on_d);
+      if (timed.verdict == Verdict::passed && !timed.measurements.empty()) {
+        const Measurement& m = timed.measurements.front();
+        Timing t;
+        t.label = m.c.label();
+        t.median_s = m.summary.median;
+        t.reference_s = reference.value_or(0);
+        // The rate nearer its peak, as bench's table shows it.
+        const bool flops = m.throughput.compute_bound && m.throughput.gflops;
+        t.throughput = flops ? *m.throughput.gflops : m.throughput.gbs.value_or(0);
+        t.unit = flops ? "GFLOP/s" : "GB/s";
+        t.percent_of_peak = flops ? m.throughput.percent_fp32.value_or(0) : m.throughput.percent_bandwidth.value_or(0);
+        a.timing = t;
+        a.speed_graded = reference.has_value();
+      } else if (timed.verdict == Verdict::impossible_speed || timed.verdict == Verdict::timing_mismatch) {
+        // A time that cannot be believed is named, never scored (docs/threat-model.md).
+        a.hints.push_back(fmt::format("speed not scored ({}): {}", verdict_title(timed.verdict), timed.message));
+      } else {
+        a.hints.push_back("not timed: " + timed.message);
+      }
+    } catch (const std::exception& e) {
+      a.hints.push_back(std::string("not timed: ") + e.what());
+    }
+    p.timing = seconds_since(timing_start);
+  };
+
+  // Checks first, all of them, then the timing: a timed run needs its GPU alone, and starting one
+  // between checks would leave every other worker waiting for the checks in flight to drain.
+  std::vector<Pending> pending(jobs.size());
+  std::vector<std::size_t> to_time;
+  std::mutex to_time_lock;
+  const auto run_workers = [](unsigned count, const std::function<void()>& work) {
+    std::vector<std::thread> threads;
+    for (unsigned w = 0; w < count; ++w) threads.emplace_back(work);
+    for (auto& t : threads) t.join();
+  };
   unsigned workers = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   workers = std::min<unsigned>(workers, std::max<std::size_t>(jobs.size(), 1));
-  std::vector<std::thread> pool;
-  for (unsigned w = 0; w < workers; ++w) {
-    pool.emplace_back([&] {
-      for (std::size_t i = next++; i < jobs.size(); i = next++) grade_one(jobs[i]);
-    });
-  }
-  for (auto& t : pool) t.join();
+  run_workers(workers, [&] {
+    for (std::size_t i = next++; i < jobs.size(); i = next++) {
+      if (check_one(jobs[i], pending[i])) {
+        std::lock_guard lock(to_time_lock);
+        to_time.push_back(i);
+      } else {
+        finish(pending[i]);
+      }
+    }
+  });
+  std::ranges::sort(to_time);  // in the order of the class, whichever check ended first
+  std::atomic<std::size_t> next_timed{0};
+  run_workers(static_cast<unsigned>(devices.size()), [&] {
+    for (std::size_t k = next_timed++; k < to_time.size(); k = next_timed++) {
+      time_one(pending[to_time[k]]);
+      finish(pending[to_time[k]]);
+    }
+  });
 
+  summary.sandbox_line = describe_sandbox(toolchain.backend(), options.timeout);
+  summary.compile_s = compile_s;
+  summary.check_s = check_s;
+  summary.timing_s = timing_s;
+  summary.wall_s = std::chrono::duration<double>(Clock::now() - started).count();
   summary.results = gradebook.class_results();
   if (options.write_reports) write_reports(summary.results, options.out_dir);
   return summary;

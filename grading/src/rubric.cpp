@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "cudalab/detail/module_cache.hpp"
+
 namespace cudalab::grading {
 
 namespace {
@@ -106,6 +108,7 @@ Rubric parse_rubric(const std::string& text, const std::string& name, const std:
   }
   Rubric rubric;
   rubric.source = name;
+  rubric.hash = content_key({"rubric", text});
   const Reader top(name, root, "");
   top.only({"version", "performance", "penalties", "late", "exercises"});
   if (const toml::node* v = root.get("version"); v != nullptr && v->value<int64_t>().value_or(0) != 1) {

@@ -481,7 +481,8 @@ std::string student_name(const std::string& entry_name) {
 
 std::vector<Submission> read_submissions(const fs::path& dir, const fs::path& work_dir,
                                          const std::vector<std::string>& exercise_ids, const SubmissionLimits& limits,
-                                         std::vector<std::string>* skipped) {
+                                         std::vector<std::string>* skipped,
+                                         const std::function<bool(const std::string&)>& select) {
   const fs::path dir_abs = fs::weakly_canonical(fs::absolute(dir));
   const fs::path work_abs = fs::weakly_canonical(fs::absolute(work_dir));
   if (work_abs == dir_abs) {
@@ -518,6 +519,8 @@ std::vector<Submission> read_submissions(const fs::path& dir, const fs::path& wo
       continue;
     }
     const std::string student = student_name(name);
+    // Before anything is unpacked: a shard reads only its own students' archives.
+    if (select && !select(student)) continue;
     if (auto taken = entry_of.find(student); taken != entry_of.end()) {
       skip(fmt::format("{}: maps to student '{}', already graded from '{}'", shown(name), student, taken->second));
       by_student[student].notes.push_back(fmt::format(

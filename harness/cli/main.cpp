@@ -25,6 +25,7 @@
 #include "cudalab/paths.hpp"
 #include "cudalab/registry.hpp"
 #include "cudalab/report.hpp"
+#include "cudalab/sandbox.hpp"
 #include "cudalab/status_store.hpp"
 #include "cudalab/toolchain.hpp"
 
@@ -319,6 +320,7 @@ int run_check(const CheckArgs& args) {
   if (!args.json) {
     fmt::print("{}\n", backend_line);
     if (args.verbose && !backend.gpu_problem.empty()) fmt::print("gpu backend not used: {}\n", backend.gpu_problem);
+    fmt::print("{}\n", describe_sandbox(backend.toolchain->backend(), options.timeout));
     fmt::print("seed {} (repeat with --seed {})\n\n", options.seed, options.seed);
     std::fflush(stdout);
   }
@@ -401,7 +403,8 @@ int main(int argc, char** argv) {
   app.footer(
       "Exit codes: 0 all passed, 1 something failed, 2 usage or set-up error.\n"
       "Environment: CUDALAB_ROOT (project folder), CUDALAB_CACHE_DIR (compiled modules),\n"
-      "CUDALAB_NVCC, CUDALAB_CUDA_ARCH (e.g. sm_90), CUDALAB_CXX (simulator compiler), NO_COLOR.");
+      "CUDALAB_NVCC, CUDALAB_CUDA_ARCH (e.g. sm_90), CUDALAB_CXX (simulator compiler), NO_COLOR,\n"
+      "CUDALAB_NO_SANDBOX=1 (run student code unconfined: for debugging the runner only).");
 
   auto* list = app.add_subcommand("list", "List the exercises, what each practises, and where you stand");
 
@@ -459,6 +462,7 @@ int main(int argc, char** argv) {
             "Grade a class: every student's kernels checked (and timed on a GPU), scored by a rubric, "
             "recorded in a gradebook, written up as reports (`cudalab grade --help`)"},
            {"report", "Write the reports of a gradebook again (`cudalab report --help`)"},
+           {"merge", "Join the gradebooks of a class graded in shards (`cudalab merge --help`)"},
            {"export", "Write the students' distribution, without solutions or grading data"}}) {
     CLI::App* sub = app.add_subcommand(name, what);
     sub->prefix_command();

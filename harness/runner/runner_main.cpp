@@ -5,6 +5,10 @@
 //
 // Modes (protocol.hpp): check (one call of solve), bench (timed calls over rotating input sets),
 // --probe (devices), --peak (device-to-device copy bandwidth).
+//
+// Order of a run: map the buffers, create the device context, lock down as the spec's sandbox
+// says (sandbox.hpp: after the context, which Landlock would break; before the module, whose
+// constructors run at load), load the module, upload, call solve.
 #include <dlfcn.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -28,6 +32,7 @@
 #include "cudalab/timing.hpp"
 #include "kernel_tracing.hpp"
 #include "records.hpp"
+#include "sandbox.hpp"
 
 namespace {
 
@@ -43,7 +48,7 @@ using protocol::Status;
 struct Slot {
   protocol::BufferSlot where;
   void* device = nullptr;
-  void* pristine = nullptr;  ///< device copy of an inout buffer's input, restored before each bench sample
+  void* pristine = nullptr;  ///< bench: device copy of an inout buffer's input, restored before each call
 };
 
 /// Thrown to end the run with a reply (an error status) instead of the normal one.
@@ -213,14 +218,19 @@ class Run {
 
   Reply execute() {
     map_buffers();
-    load_module();
-    // Create the context now, so that its cost and its failures are not blamed on `solve`.
+    // Create the context now, so that its cost and its failures are not blamed on `solve`, and
+    // before the lockdown: cuInit fails under Landlock.
     int devices = 0;
     if (cudaError_t err = cudaGetDeviceCount(&devices); err != cudaSuccess || devices == 0) {
       throw Stop{
           error_reply(Status::no_device, err == cudaSuccess ? "no CUDA device is visible" : cudaGetErrorString(err))};
     }
     check_cuda(cudaFree(nullptr), "creating the context");
+    // Locked down before the module loads: its constructors run at load. Never unprotected.
+    if (auto why = cudalab::runner::lock_down(spec_.sandbox)) {
+      throw Stop{error_reply(Status::runner_error, "cannot lock down: " + *why)};
+    }
+    load_module();
     if (spec_.device_pointers) upload();
     (void)cudaGetLastError();  // the sticky state before the call is not the submission's
     Reply reply = spec_.mode == protocol::Mode::bench ? bench() : check();
@@ -259,7 +269,7 @@ class Run {
         check_cuda(cudaMalloc(&s.device, std::max<std::size_t>(s.where.bytes, 1)), "allocating " + name);
         check_cuda(cudaMemcpy(s.device, base_ + s.where.offset, s.where.bytes, cudaMemcpyHostToDevice),
                    "copying " + name + " to the device");
-        if (s.where.role == protocol::BufferRole::inout && sets_.size() > 1) {
+        if (s.where.role == protocol::BufferRole::inout && spec_.mode == protocol::Mode::bench) {
           check_cuda(cudaMalloc(&s.pristine, std::max<std::size_t>(s.where.bytes, 1)), "allocating " + name);
           check_cuda(cudaMemcpy(s.pristine, s.device, s.where.bytes, cudaMemcpyDeviceToDevice), "copying " + name);
         }
@@ -329,19 +339,60 @@ class Run {
     return reply;
   }
 
-  /// Restores in-place buffers of `set` to their input, outside the timed region.
-  void restore_inputs(std::size_t set, const std::vector<std::vector<std::byte>>& host_pristine) {
+  /// Before every bench call, outside the timed region: in-place buffers of `set` get their input
+  /// back and outputs the parent's poison, so that a result left by an earlier call is never taken
+  /// for this call's (a submission that computes once and then does nothing fails the witnesses).
+  void restore_buffers(std::size_t set, const std::vector<std::vector<std::byte>>& host_pristine) {
     for (std::size_t b = 0; b < sets_[set].size(); ++b) {
       Slot& s = sets_[set][b];
-      if (s.where.role != protocol::BufferRole::inout) continue;
+      const std::size_t bytes = s.where.bytes;
+      if (s.where.role == protocol::BufferRole::input || bytes == 0) continue;
+      const bool inout = s.where.role == protocol::BufferRole::inout;
       if (spec_.device_pointers) {
-        if (s.pristine != nullptr)
-          check_cuda(cudaMemcpy(s.device, s.pristine, s.where.bytes, cudaMemcpyDeviceToDevice), "restoring");
+        const void* from = inout ? s.pristine : poison_device_;
+        if (from != nullptr) check_cuda(cudaMemcpy(s.device, from, bytes, cudaMemcpyDeviceToDevice), "restoring");
       } else {
-        std::memcpy(base_ + s.where.offset, host_pristine[set * sets_[set].size() + b].data(), s.where.bytes);
+        const std::byte* from = inout ? host_pristine[set * sets_[set].size() + b].data() : poison_host_.data();
+        std::memcpy(base_ + s.where.offset, from, bytes);
       }
     }
   }
+
+  /// The parent poisoned every output before the run: the largest of the first set is the poison
+  /// that restore_buffers() copies into outputs before each call.
+  void keep_poison() {
+    const Slot* largest = nullptr;
+    for (const auto& s : sets_.front()) {
+      if (s.where.role == protocol::BufferRole::output && (largest == nullptr || s.where.bytes > largest->where.bytes))
+        largest = &s;
+    }
+    if (largest == nullptr || largest->where.bytes == 0) return;
+    const std::byte* from = base_ + largest->where.offset;
+    poison_host_.assign(from, from + largest->where.bytes);
+    if (spec_.device_pointers) {
+      check_cuda(cudaMalloc(&poison_device_, largest->where.bytes), "allocating the output poison");
+      check_cuda(cudaMemcpy(poison_device_, largest->device, largest->where.bytes, cudaMemcpyDeviceToDevice),
+                 "copying the output poison");
+    }
+  }
+
+  /// A witness call's outputs, copied aside right after it for the parent to verify.
+  void copy_witness(const protocol::Witness& w, std::size_t set) {
+    std::size_t k = 0;
+    for (const auto& s : sets_[set]) {
+      if (s.where.role == protocol::BufferRole::input) continue;
+      const protocol::BufferSlot& to = w.outputs.at(k++);
+      const std::size_t bytes = std::min(to.bytes, s.where.bytes);
+      if (spec_.device_pointers) {
+        check_cuda(cudaMemcpy(base_ + to.offset, s.device, bytes, cudaMemcpyDeviceToHost), "copying a witness");
+      } else {
+        std::memcpy(base_ + to.offset, base_ + s.where.offset, bytes);
+      }
+    }
+  }
+
+  /// One byte on the clock pipe, which the parent timestamps; ignored when the parent gave none.
+  static void clock_mark(char mark) { (void)!write(protocol::kClockFd, &mark, 1); }
 
   Reply bench() {
     const cudalab::SamplingPolicy& policy = spec_.policy;
@@ -361,6 +412,7 @@ class Run {
     check_cuda(cudaEventCreate(&start_event), "creating events");
     check_cuda(cudaEventCreate(&stop_event), "creating events");
 
+    keep_poison();
     std::vector<std::vector<std::byte>> host_pristine;  // inputs of in-place host buffers, per set
     for (const auto& set : sets_) {
       for (const auto& s : set) {
@@ -376,9 +428,10 @@ class Run {
     cudalab::Sampler sampler(policy);
     Reply reply;
     bool recorded_one_call = false;
+    std::size_t calls = 0;
     for (std::size_t i = 0; sampler.want_more(); ++i) {
       const std::size_t set = i % sets_.size();
-      restore_inputs(set, host_pristine);
+      restore_buffers(set, host_pristine);
       (void)cudaCtxResetPersistingL2Cache();
       flush();
       const bool warmup = sampler.warming_up();
@@ -411,20 +464,29 @@ class Run {
         recorded_one_call = true;
       }
       if (!warmup) {
+        const std::size_t measured = reply.samples_s.size();
         reply.samples_s.push_back(seconds);
         if (!device_pointers) reply.kernel_samples_s.push_back(kernel_seconds);
+        for (const auto& w : spec_.witnesses) {
+          if (w.call == measured) {
+            copy_witness(w, set);
+            reply.witnessed.push_back(measured);
+          }
+        }
       }
       sampler.add(seconds);
+      calls = i + 1;
     }
+    reply.calls = calls;
     // Device-pointer exercises: the kernels' own time from a few traced calls apart from the
     // timed ones, as a profiler would report it (no launch gaps, no host work in solve).
-    if (device_pointers && !reply.samples_s.empty()) {
+    if (device_pointers && spec_.kernel_traces && !reply.samples_s.empty()) {
       constexpr std::size_t kTracedCalls = 20;
       const double budget_s = std::max(1.0, 0.2 * policy.time_cap_s);
       const auto phase_start = Clock::now();
       for (std::size_t i = 0; i < kTracedCalls; ++i) {
         const std::size_t set = i % sets_.size();
-        restore_inputs(set, host_pristine);
+        restore_buffers(set, host_pristine);
         flush();
         cudalab::runner::start_kernel_tracing();
         guarded_solve(solve_, args[set]);
@@ -432,6 +494,33 @@ class Run {
         reply.kernel_samples_s.push_back(cudalab::runner::stop_kernel_tracing());
         if (std::chrono::duration<double>(Clock::now() - phase_start).count() > budget_s) break;
       }
+    }
+    if (spec_.clock_batches && !reply.samples_s.empty()) {
+      // The parent's clock around two batches that differ only in calling solve: their difference
+      // is what the calls took, seen from outside this process (protocol.hpp, kClockFd).
+      const double median = cudalab::median(reply.samples_s);
+      const auto want = static_cast<std::size_t>(0.05 / std::max(median, 1e-6));
+      const std::size_t k = std::clamp(want, protocol::kMinClockCalls, protocol::kMaxClockCalls);
+      auto between_calls = [&](std::size_t i) {
+        restore_buffers(i % sets_.size(), host_pristine);
+        (void)cudaCtxResetPersistingL2Cache();
+        flush();
+      };
+      for (std::size_t round = 0; round < protocol::kClockRounds; ++round) {
+        clock_mark(protocol::kClockMarks[0]);
+        for (std::size_t i = 0; i < k; ++i) {
+          between_calls(i);
+          check_cuda(cudaDeviceSynchronize(), "waiting for the device");
+        }
+        clock_mark(protocol::kClockMarks[1]);
+        for (std::size_t i = 0; i < k; ++i) {
+          between_calls(i);
+          guarded_solve(solve_, args[i % sets_.size()]);
+          check_after_solve();
+        }
+        clock_mark(protocol::kClockMarks[2]);
+      }
+      reply.clock_calls = k;
     }
     // Every set's last result stays in place (download() brings it back): the parent re-checks
     // them all, so a kernel that is fast because it is wrong on some inputs is caught.
@@ -451,6 +540,8 @@ class Run {
   std::byte* base_ = nullptr;  ///< the shared buffers, as the parent laid them out
   std::vector<std::vector<Slot>> sets_;
   void* solve_ = nullptr;
+  std::vector<std::byte> poison_host_;  ///< bench: the parent's output poison
+  void* poison_device_ = nullptr;       ///< bench: the same on the device (device-pointer exercises)
 };
 
 }  // namespace
@@ -473,6 +564,7 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     reply = error_reply(Status::runner_error, e.what());
   }
+  reply.records.blocked = cudalab::runner::blocked_calls();  // whatever the status: the report names them
   std::fflush(stdout);
   std::fflush(stderr);
   write_reply(reply);

@@ -1,12 +1,18 @@
 // Misbehaves on request, so that the process tests can watch the parent survive it.
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
+
+extern char** environ;
 
 namespace {
 
@@ -87,6 +93,49 @@ int main(int argc, char** argv) {
   if (mode == "nap") {  // 200 ms, then a word
     usleep(200'000);
     std::puts("rested");
+    return 0;
+  }
+  if (mode == "env") {  // its environment, one variable a line
+    for (char** e = environ; *e != nullptr; ++e) std::puts(*e);
+    return 0;
+  }
+  if (mode == "cwd") {  // its working directory
+    char dir[4096];
+    std::puts(getcwd(dir, sizeof dir) != nullptr ? dir : "?");
+    return 0;
+  }
+  if (mode == "limits") {  // "cpu S H" … for the limits run_process may set
+    const std::pair<const char*, int> limits[] = {{"cpu", RLIMIT_CPU},       {"as", RLIMIT_AS},
+                                                  {"data", RLIMIT_DATA},     {"fsize", RLIMIT_FSIZE},
+                                                  {"nofile", RLIMIT_NOFILE}, {"nproc", RLIMIT_NPROC}};
+    for (const auto& [name, resource] : limits) {
+      rlimit l{};
+      getrlimit(resource, &l);
+      std::printf("%s %lld %lld\n", name, l.rlim_cur == RLIM_INFINITY ? -1LL : static_cast<long long>(l.rlim_cur),
+                  l.rlim_max == RLIM_INFINITY ? -1LL : static_cast<long long>(l.rlim_max));
+    }
+    return 0;
+  }
+  if (mode == "fds") {  // the numbers of its open fds, one a line
+    std::vector<int> fds;
+    if (DIR* dir = opendir("/proc/self/fd")) {
+      const int own = dirfd(dir);
+      while (const dirent* e = readdir(dir)) {
+        if (e->d_name[0] != '.' && std::atoi(e->d_name) != own) fds.push_back(std::atoi(e->d_name));
+      }
+      closedir(dir);
+    }
+    for (int fd : fds) std::printf("%d\n", fd);
+    return 0;
+  }
+  if (mode == "big-file") {  // writes 2 MiB to ./big.bin in its working directory
+    FILE* f = std::fopen("big.bin", "wb");
+    if (f == nullptr) return 8;
+    const std::vector<char> block(64 << 10, 'b');
+    for (int i = 0; i < 32; ++i) {
+      if (std::fwrite(block.data(), 1, block.size(), f) != block.size() || std::fflush(f) != 0) return 9;
+    }
+    std::fclose(f);
     return 0;
   }
   return 0;

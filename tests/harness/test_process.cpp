@@ -8,8 +8,13 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -236,6 +241,135 @@ TEST(Process, InheritedFdsLandWhereAskedWhateverTheirNumbers) {
   close(devnull);
   EXPECT_TRUE(r.ok());
   EXPECT_EQ(r.result, "arrived");
+}
+
+/// A private folder for one test, removed with everything in it.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    std::string pattern = temp_path("dir-XXXXXX");
+    path = mkdtemp(pattern.data()) != nullptr ? pattern : "";
+  }
+  ~TempDir() {
+    if (!path.empty()) std::filesystem::remove_all(path);
+  }
+};
+
+std::map<std::string, std::pair<long long, long long>> parse_limits(const std::string& output) {
+  std::map<std::string, std::pair<long long, long long>> limits;
+  std::istringstream in(output);
+  std::string name;
+  long long soft = 0;
+  long long hard = 0;
+  while (in >> name >> soft >> hard) limits[name] = {soft, hard};
+  return limits;
+}
+
+TEST(Process, ResourceLimitsApplyToTheChildOnly) {
+  ProcessOptions opts;
+  opts.argv = {CUDALAB_TEST_CHILD, "limits"};
+  opts.limits.cpu_seconds = 7;
+  opts.limits.file_size_bytes = 1 << 20;
+  opts.limits.open_files = 64;
+  opts.limits.address_space_bytes = std::uint64_t{8} << 30;
+  opts.limits.data_bytes = std::uint64_t{4} << 30;
+  auto r = run_process(opts);
+  ASSERT_TRUE(r.ok()) << r.error << r.output;
+  auto limits = parse_limits(r.output);
+  EXPECT_EQ(limits["cpu"], std::make_pair(7LL, 8LL)) << "SIGXCPU first, SIGKILL a second later";
+  EXPECT_EQ(limits["fsize"].first, 1 << 20);
+  EXPECT_EQ(limits["nofile"].first, 64);
+  EXPECT_EQ(limits["as"].first, 8LL << 30);
+  EXPECT_EQ(limits["data"].first, 4LL << 30);
+  rlimit own{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &own), 0);
+  EXPECT_EQ(own.rlim_cur, RLIM_INFINITY) << "the parent keeps its own limits";
+  // Unset limits stay as inherited.
+  opts.limits = {};
+  limits = parse_limits(run_process(opts).output);
+  EXPECT_EQ(limits["fsize"].first, -1);
+}
+
+TEST(Process, FileSizeLimitEndsTheChildWithSigxfsz) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  ProcessOptions opts;
+  opts.argv = {CUDALAB_TEST_CHILD, "big-file"};
+  opts.working_dir = dir.path;
+  opts.limits.file_size_bytes = 1 << 20;
+  auto r = run_process(opts);
+  EXPECT_EQ(r.status, ProcessResult::Status::signaled) << r.exit_code;
+  EXPECT_EQ(r.signal, SIGXFSZ);
+  EXPECT_EQ(std::filesystem::file_size(dir.path + "/big.bin"), std::uintmax_t{1} << 20);
+}
+
+TEST(Process, CpuLimitEndsTheChildWithSigxcpu) {
+  ProcessOptions opts;
+  opts.argv = {CUDALAB_TEST_CHILD, "close-and-spin"};
+  opts.limits.cpu_seconds = 1;
+  opts.timeout = 10s;
+  auto r = run_process(opts);
+  EXPECT_EQ(r.status, ProcessResult::Status::signaled);
+  EXPECT_EQ(r.signal, SIGXCPU);
+  EXPECT_LT(r.wall_ms, 5000);
+}
+
+TEST(Process, EnvironmentIsReplacedWhenGiven) {
+  ASSERT_EQ(setenv("CUDALAB_PROCESS_TEST_SECRET", "leaked", 1), 0);
+  ProcessOptions opts;
+  opts.argv = {CUDALAB_TEST_CHILD, "env"};
+  opts.environment = std::vector<std::string>{"ONLY=this", "AND=that"};
+  auto replaced = run_process(opts);
+  opts.environment.reset();
+  auto inherited = run_process(opts);
+  unsetenv("CUDALAB_PROCESS_TEST_SECRET");
+  ASSERT_TRUE(replaced.ok()) << replaced.error;
+  EXPECT_EQ(replaced.output, "ONLY=this\nAND=that\n");
+  EXPECT_NE(inherited.output.find("CUDALAB_PROCESS_TEST_SECRET=leaked"), std::string::npos);
+  // An empty environment is an environment too.
+  opts.environment = std::vector<std::string>{};
+  EXPECT_EQ(run_process(opts).output, "");
+}
+
+TEST(Process, WorkingDirectoryIsTheChildsOwn) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  ProcessOptions opts;
+  opts.argv = {CUDALAB_TEST_CHILD, "cwd"};
+  opts.working_dir = dir.path;
+  auto r = run_process(opts);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.output, std::filesystem::canonical(dir.path).string() + "\n");
+  opts.working_dir = dir.path + "/missing";
+  r = run_process(opts);
+  EXPECT_EQ(r.status, ProcessResult::Status::spawn_failed);
+  EXPECT_EQ(r.error, "cannot enter the working directory " + opts.working_dir +
+                         " for " CUDALAB_TEST_CHILD ": No such file or directory");
+}
+
+TEST(Process, ParentFdsDoNotReachTheChild) {
+  // Opened without O_CLOEXEC, as a library or a careless caller might: still closed at exec.
+  const std::string path = temp_path("gradebook");
+  std::ofstream(path) << "secret";
+  const int leaked = open(path.c_str(), O_RDONLY);
+  ASSERT_GE(leaked, 0);
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);  // no O_CLOEXEC either
+  ProcessOptions opts;
+  opts.argv = {CUDALAB_TEST_CHILD, "fds"};
+  opts.inherit = {{fds[1], 4}};
+  auto r = run_process(opts);
+  close(leaked);
+  close(fds[0]);
+  close(fds[1]);
+  unlink(path.c_str());
+  ASSERT_TRUE(r.ok()) << r.error;
+  std::vector<int> seen;
+  std::istringstream in(r.output);
+  for (int fd = 0; in >> fd;) seen.push_back(fd);
+  std::ranges::sort(seen);
+  EXPECT_EQ(seen, (std::vector<int>{0, 1, 2, 4}))
+      << "only stdio and the inherited fd; the parent had " << leaked << " and " << fds[0] << " open";
 }
 
 void ignore_signal(int) {}

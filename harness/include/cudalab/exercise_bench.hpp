@@ -22,8 +22,9 @@ int fp32_lanes_per_sm(int cc_major, int cc_minor);
 /// Peak device bandwidth (a 1 GiB device-to-device copy, bytes read plus written, measured once
 /// per device and driver and cached in `cache_dir/peaks.json`) and FP32 peak (SMs × clock × FMA
 /// lanes per SM for the compute capability × 2). `measured_now` says whether the copy ran in this call.
+/// `visible_devices`, when not empty, is the runner's CUDA_VISIBLE_DEVICES (the GPU `device` is).
 Peaks device_peaks(const std::filesystem::path& runner, const GpuDevice& device, const std::filesystem::path& cache_dir,
-                   bool& measured_now);
+                   bool& measured_now, const std::string& visible_devices = {});
 
 struct BenchOptions {
   std::uint64_t seed = 0;
@@ -42,6 +43,11 @@ struct BenchOptions {
   /// Rotating input sets (each generated, checked against the CPU reference and re-checked after
   /// timing): 4 keep the caches honest; a grader timing hundreds of kernels may use fewer.
   std::size_t input_sets = 4;
+  std::string visible_devices;  ///< CUDA_VISIBLE_DEVICES for the runner; empty: as inherited
+  /// Device-pointer exercises: time the kernels alone in extra traced calls (the "(kernels)" row);
+  /// a grader, which scores the end-to-end time, saves the second this takes.
+  bool kernel_traces = true;
+  CaseDataCache* case_data = nullptr;  ///< inputs and expected outputs shared between benches; null: made here
 };
 
 /// One exercise's measurements, or why it could not be measured.

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cudalab/case_data.hpp"
 #include "cudalab/judge.hpp"
 #include "cudalab/protocol.hpp"
 #include "cudalab/task.hpp"
@@ -26,6 +27,8 @@ struct CheckOptions {
   std::size_t max_output_bytes = 1 << 20;     ///< stdout+stderr of one case
   std::vector<std::int64_t> only_sizes;       ///< empty: all cases; else cases whose first dim is listed
   Precision precision = Precision::fp32;      ///< tf32 only for tasks that support it
+  std::string visible_devices;                ///< CUDA_VISIBLE_DEVICES for the runner; empty: as inherited
+  CaseDataCache* case_data = nullptr;  ///< inputs and expected outputs shared between checks; null: made per check
 };
 
 /// One case's outcome.
@@ -81,15 +84,30 @@ struct RunnerCall {
   protocol::Spec spec;
   std::chrono::milliseconds timeout;
   std::size_t max_output_bytes;
+  std::string visible_devices = {};  ///< CUDA_VISIBLE_DEVICES for the runner; empty: as inherited
 };
 
+/// One byte the runner wrote on the clock pipe, and when the parent read it (seconds since the spawn).
+struct ClockMark {
+  char mark = 0;
+  double at_s = 0;
+};
+
+/// What the parent's own clock saw of a bench run (protocol::kClockFd).
+struct ParentClock {
+  std::vector<ClockMark> marks;
+};
+
+/// The expected outputs of input set `set`; called once the child has started, so that the
+/// reference can be computed meanwhile.
+using ExpectedFn = std::function<const std::vector<Expected>&(std::size_t set)>;
+
 /// Runs the module on `sets` (one or more input sets of the case, outputs poisoned) in a child
-/// process, then judges every set's outputs against `expected()` (called once the child has
-/// started, so the reference can be computed meanwhile). `reply`, if given, receives the runner's
-/// reply when the run succeeded.
-CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buffer>>& sets,
-                       const std::function<const std::vector<std::vector<Expected>>&()>& expected,
-                       protocol::Reply* reply);
+/// process, then judges every set's outputs against `expected`, and in a bench the outputs of the
+/// witness calls `call.spec` names. `reply`, if given, receives the runner's reply when the run
+/// succeeded; `clock`, if given and the spec asks for clock batches, the marks the parent saw.
+CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buffer>>& sets, const ExpectedFn& expected,
+                       protocol::Reply* reply, ParentClock* clock = nullptr);
 
 /// Runs one case of an already compiled module (used by check_exercise and the tests).
 CaseResult run_case(const Task& task, const Toolchain& toolchain, const std::filesystem::path& module, const Case& c,

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cudalab {
 
@@ -22,7 +23,13 @@ struct GpuDevice {
 };
 
 /// The first device the GPU runner sees, or nothing (with `why`) when there is none.
-std::optional<GpuDevice> probe_gpu(const std::filesystem::path& runner, std::string& why);
+/// `visible_devices`, when not empty, is the runner's CUDA_VISIBLE_DEVICES (one GPU of several).
+std::optional<GpuDevice> probe_gpu(const std::filesystem::path& runner, std::string& why,
+                                   const std::string& visible_devices = {});
+
+/// This process's environment with CUDA_VISIBLE_DEVICES set to `visible_devices`: for a child
+/// (the probe, the peak copy) that must see one GPU of several.
+std::vector<std::string> environment_with_visible_devices(const std::string& visible_devices);
 
 /// Clock and throttle state from nvidia-smi (NVML's tool): "SM 1980 MHz of 1980, 45 C, throttle: none";
 /// empty when nvidia-smi is missing.

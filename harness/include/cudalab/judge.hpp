@@ -30,6 +30,9 @@ enum class Verdict {
   load_error,       ///< the module could not be loaded
   runner_error,     ///< the harness's own child failed (a bug or a broken installation)
   skipped,          ///< not run, after an earlier check timed out
+  // A benchmark's timing that cannot be trusted: named, never scored (docs/threat-model.md).
+  impossible_speed,  ///< the times imply more than the device can do (its copy bandwidth, its FP32/TF32 peak)
+  timing_mismatch,   ///< what the runner reports disagrees with what the parent saw (its clock, the witnesses)
 };
 
 /// snake_case name, as used in JSON and the known-wrong corpus: "wrong_output".

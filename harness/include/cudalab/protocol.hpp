@@ -31,10 +31,25 @@ namespace cudalab::protocol {
 
 inline constexpr int kBuffersFd = 3;  ///< memfd holding every buffer, laid out by the parent
 inline constexpr int kReplyFd = 4;    ///< pipe the runner writes its Reply to
+/// Bench: pipe the runner writes one mark byte to at each edge of the clock batches, which the
+/// parent timestamps with its own clock (kClockMarks, in order).
+inline constexpr int kClockFd = 5;
+/// The clock batches' marks: before the batch without solve, between the batches, after the batch
+/// with solve. Both batches do the same work between calls; only the second calls solve.
+inline constexpr char kClockMarks[3] = {'A', 'B', 'C'};
+/// Rounds of the two batches: the parent takes the round that ran fastest, so that a busy moment
+/// of the machine (other processes, other tests) is not taken for a lie.
+inline constexpr std::size_t kClockRounds = 3;
+/// Calls per clock batch the runner may choose (about 0.1 s of its median, within these bounds).
+inline constexpr std::size_t kMinClockCalls = 3;
+inline constexpr std::size_t kMaxClockCalls = 100;
 /// The parent reads at most this much of a reply; a longer one is malformed.
 inline constexpr std::size_t kMaxReplyBytes = std::size_t{8} << 20;
 /// The record keeper keeps at most this many records of each kind; the rest are counted only.
 inline constexpr std::size_t kMaxRecordsPerKind = 4096;
+/// At most this many things the sandbox blocked, each at most kMaxBlockedBytes long, in a reply.
+inline constexpr std::size_t kMaxBlockedRecords = 64;
+inline constexpr std::size_t kMaxBlockedBytes = 512;
 
 /// A reply or spec that does not follow the protocol.
 struct ProtocolError : std::runtime_error {
@@ -61,6 +76,25 @@ struct Arg {
   std::int64_t value = 0;             ///< the int, when not a buffer
 };
 
+/// Bench: one timed call whose outputs the runner copies aside, right after it, for the parent to
+/// verify. `outputs` are the set's output and in-place buffers, in order, at their own offsets.
+struct Witness {
+  std::size_t call = 0;  ///< index among the measured calls (warm-ups not counted)
+  std::vector<BufferSlot> outputs;
+};
+
+/// What the runner locks itself down with once the device context exists, before it loads the
+/// module (sandbox.hpp says what each protection covers). A protection asked for that cannot be
+/// applied stops the runner: it never loads the module unprotected.
+struct Sandbox {
+  bool enabled = false;                     ///< false: nothing is locked down (CUDALAB_NO_SANDBOX=1)
+  bool landlock = false;                    ///< files, TCP and signals, as far as the kernel's Landlock ABI goes
+  bool seccomp = false;                     ///< no new processes, sockets, ptrace, exec, …
+  std::vector<std::string> read_files;      ///< absolute paths it may read besides the system's (the module)
+  std::string work_dir;                     ///< absolute: the private working folder, read and write
+  std::vector<std::string> protected_dirs;  ///< never opened up as a whole folder (the project, the cache)
+};
+
 struct Spec {
   Mode mode = Mode::check;
   std::string module;                         ///< the compiled submission
@@ -71,6 +105,10 @@ struct Spec {
   std::vector<Arg> args;
   SamplingPolicy policy;                             ///< bench
   HostMemory host_memory = HostMemory::page_locked;  ///< bench, host-pointer exercises
+  std::vector<Witness> witnesses;                    ///< bench: timed calls verified by the parent
+  bool clock_batches = false;                        ///< bench: run the clock batches (kClockFd)
+  bool kernel_traces = true;                         ///< bench: time the kernels alone in extra traced calls
+  Sandbox sandbox;                                   ///< what the runner locks down before loading the module
 };
 
 // ---- what the runner saw ------------------------------------------------------------------------
@@ -134,6 +172,9 @@ struct Records {
   std::vector<Launch> launches;
   std::size_t dropped = 0;  ///< records beyond max_records_per_kind, counted only
   std::optional<FailedCall> first_failed_call;
+  /// What the sandbox stopped, one line each, from the runner's load of the module on:
+  /// "socket (a network connection)", "open /path (permission denied by the sandbox)".
+  std::vector<std::string> blocked;
 };
 
 enum class Status { ok, load_error, missing_symbol, exception, cuda_error, no_device, runner_error };
@@ -155,12 +196,19 @@ struct Reply {
   bool minimums_met = false;
   double wall_s = 0;
   std::optional<HostMemory> host_memory;  ///< how host buffers were held while timed (GPU only)
+  std::size_t calls = 0;                  ///< bench: calls of solve in the timed loop, warm-ups included
+  std::vector<std::size_t> witnessed;     ///< bench: the witness calls whose outputs were copied aside
+  std::size_t clock_calls = 0;            ///< bench: calls per clock batch (0: no batches ran)
 };
 
 void to_json(nlohmann::json& j, const BufferSlot& b);
 void from_json(const nlohmann::json& j, BufferSlot& b);
 void to_json(nlohmann::json& j, const Arg& a);
 void from_json(const nlohmann::json& j, Arg& a);
+void to_json(nlohmann::json& j, const Witness& w);
+void from_json(const nlohmann::json& j, Witness& w);
+void to_json(nlohmann::json& j, const Sandbox& s);
+void from_json(const nlohmann::json& j, Sandbox& s);
 void to_json(nlohmann::json& j, const Spec& s);
 void from_json(const nlohmann::json& j, Spec& s);
 void to_json(nlohmann::json& j, const Allocation& a);

@@ -4,9 +4,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <poll.h>
+
+#include <atomic>
 #include <cstring>
 #include <future>
+#include <optional>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -15,6 +20,7 @@
 #include "cudalab/detail/process.hpp"
 #include "cudalab/paths.hpp"
 #include "cudalab/protocol.hpp"
+#include "cudalab/sandbox.hpp"
 
 namespace cudalab {
 
@@ -27,17 +33,24 @@ constexpr std::size_t kBufferAlignment = 256;
 constexpr std::size_t kMaxOutputLinesShown = 12;
 
 /// The buffers of one case (one or more input sets) in a shared memory file, mapped here and
-/// inherited by the runner.
+/// inherited by the runner; after them, room for each witness call's outputs (bench).
 class SharedBuffers {
  public:
-  explicit SharedBuffers(const std::vector<std::vector<Buffer>>& sets) {
+  SharedBuffers(const std::vector<std::vector<Buffer>>& sets, std::size_t witnesses) {
+    auto place = [&](std::size_t bytes) {
+      const std::size_t at = total_;
+      total_ += (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+      return at;
+    };
     for (const auto& set : sets) {
       std::vector<std::size_t> offsets;
-      for (const auto& b : set) {
-        offsets.push_back(total_);
-        total_ += (b.bytes.size() + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
-      }
+      for (const auto& b : set) offsets.push_back(place(b.bytes.size()));
       offsets_.push_back(std::move(offsets));
+    }
+    for (std::size_t w = 0; w < witnesses; ++w) {
+      std::vector<std::size_t> offsets;  // per buffer of the set; inputs have none
+      for (const auto& b : sets.front()) offsets.push_back(b.role == Role::input ? 0 : place(b.bytes.size()));
+      witness_offsets_.push_back(std::move(offsets));
     }
     fd_ = memfd_create("cudalab-buffers", MFD_CLOEXEC);
     if (fd_ < 0 || ftruncate(fd_, static_cast<off_t>(std::max<std::size_t>(total_, 1))) != 0) {
@@ -64,12 +77,21 @@ class SharedBuffers {
       std::memcpy(buffers[i].bytes.data(), base_ + offsets_[set][i], buffers[i].bytes.size());
     }
   }
+  /// Witness `w`'s outputs into the output buffers of `buffers` (a copy of its set's inputs).
+  void copy_out_witness(std::size_t w, std::vector<Buffer>& buffers) const {
+    for (std::size_t i = 0; i < buffers.size(); ++i) {
+      if (buffers[i].role == Role::input) continue;
+      std::memcpy(buffers[i].bytes.data(), base_ + witness_offsets_[w][i], buffers[i].bytes.size());
+    }
+  }
+  [[nodiscard]] std::size_t witness_offset(std::size_t w, std::size_t i) const { return witness_offsets_[w][i]; }
   [[nodiscard]] int fd() const { return fd_; }
   [[nodiscard]] std::size_t offset(std::size_t set, std::size_t i) const { return offsets_[set][i]; }
   [[nodiscard]] std::size_t total() const { return total_; }
 
  private:
   std::vector<std::vector<std::size_t>> offsets_;
+  std::vector<std::vector<std::size_t>> witness_offsets_;
   std::size_t total_ = 0;
   int fd_ = -1;
   std::byte* base_ = nullptr;
@@ -103,6 +125,15 @@ protocol::Spec make_spec(const RunnerCall& call, const std::vector<std::vector<B
       slots.push_back({b.name, shared.offset(set, i), b.bytes.size(), role_of(b.role)});
     }
     spec.sets.push_back(std::move(slots));
+  }
+  for (std::size_t w = 0; w < spec.witnesses.size(); ++w) {
+    spec.witnesses[w].outputs.clear();
+    for (std::size_t i = 0; i < sets.front().size(); ++i) {
+      const Buffer& b = sets.front()[i];
+      if (b.role != Role::input) {
+        spec.witnesses[w].outputs.push_back({b.name, shared.witness_offset(w, i), b.bytes.size(), role_of(b.role)});
+      }
+    }
   }
   spec.args.clear();
   std::size_t next_buffer = 0;
@@ -230,6 +261,114 @@ void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& o
   r.message = "passed";
 }
 
+/// Reads the runner's clock marks on a thread of its own while run_process waits for the runner,
+/// timestamping each byte as it arrives: the parent's own clock, which the runner cannot set.
+class ClockWatch {
+ public:
+  ClockWatch() {
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a pipe");
+    read_end_ = ends[0];
+    write_end_ = ends[1];
+    start_ = std::chrono::steady_clock::now();
+    reader_ = std::thread([this] { read_marks(); });
+  }
+  ClockWatch(const ClockWatch&) = delete;
+  ClockWatch& operator=(const ClockWatch&) = delete;
+  ~ClockWatch() { (void)finish(); }
+
+  /// The child's end; run_process closes it here once the child has it.
+  [[nodiscard]] int write_end() const { return write_end_; }
+
+  /// Stops reading (the child has ended) and returns the marks seen.
+  std::vector<ClockMark> finish() {
+    stop_ = true;
+    if (reader_.joinable()) reader_.join();
+    if (read_end_ >= 0) close(read_end_);
+    read_end_ = -1;
+    return marks_;
+  }
+
+ private:
+  void read_marks() {
+    // Reads until EOF (the runner is gone); once finish() is called, a round with nothing to read
+    // ends it too, so that it is never stuck behind a writer that escaped the process group.
+    while (true) {
+      pollfd fd{read_end_, POLLIN, 0};
+      const int ready = poll(&fd, 1, 50);
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready <= 0) {
+        if (stop_ || ready < 0) break;
+        continue;
+      }
+      char buf[64];
+      const ssize_t n = read(read_end_, buf, sizeof buf);
+      if (n <= 0) break;  // every writer is gone
+      const double at = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      // A flood of marks is tampering; the first few are all that is needed to say so.
+      for (ssize_t i = 0; i < n && marks_.size() < 64; ++i) marks_.push_back({buf[i], at});
+    }
+  }
+
+  int read_end_ = -1;
+  int write_end_ = -1;
+  std::chrono::steady_clock::time_point start_;
+  std::atomic<bool> stop_{false};
+  std::vector<ClockMark> marks_;
+  std::thread reader_;
+};
+
+/// The input set of measured call `call`: the runner goes round the sets call by call, warm-ups
+/// first (runner_main.cpp).
+std::size_t witness_set(const protocol::Reply& reply, std::size_t call, std::size_t sets) {
+  const std::size_t warmups = reply.calls - reply.samples_s.size();
+  return (warmups + call) % sets;
+}
+
+/// Bench: the outputs of the timed calls the parent chose to verify. False (with `r` filled in)
+/// when one is wrong or missing.
+bool judge_witnesses(const Task& task, const Case& c, const protocol::Spec& spec, const protocol::Reply& reply,
+                     const std::vector<std::vector<Buffer>>& sets, const SharedBuffers& shared,
+                     const ExpectedFn& expected, CaseResult& r) {
+  const std::size_t measured = reply.samples_s.size();
+  if (!spec.witnesses.empty() && (measured == 0 || reply.calls < measured)) {
+    r.verdict = Verdict::timing_mismatch;
+    r.message = fmt::format("the runner's reply at {} counts {} timed calls of {} in all: it was not the runner's own",
+                            c.label(), measured, reply.calls);
+    return false;
+  }
+  for (std::size_t w = 0; w < spec.witnesses.size(); ++w) {
+    const std::size_t call = spec.witnesses[w].call;
+    if (call >= measured) continue;  // the sampler stopped before it
+    if (std::ranges::find(reply.witnessed, call) == reply.witnessed.end()) {
+      r.verdict = Verdict::timing_mismatch;
+      r.message = fmt::format(
+          "the outputs of timed call {} at {} never came back for checking: something in the runner's process "
+          "interfered with it",
+          call + 1, c.label());
+      return false;
+    }
+    const std::size_t set = witness_set(reply, call, sets.size());
+    std::vector<Buffer> after = sets[set];
+    shared.copy_out_witness(w, after);
+    CaseResult one;
+    one.records = r.records;
+    one.launches_recorded = r.launches_recorded;
+    judge_outputs(task, c, sets[set], after, expected(set), one);
+    if (one.verdict == Verdict::wrong_output) {
+      r.verdict = one.verdict;
+      r.message = fmt::format("timed call {} of {}: {}", call + 1, measured, one.message);
+      r.details = one.details;
+      r.hints = one.hints;
+      r.hints.emplace_back(
+          "every timed call starts with its outputs poisoned, and the parent checks some of them: each call must "
+          "compute its result, not leave the one an earlier call wrote");
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 std::size_t ExerciseResult::passed_cases() const {
@@ -247,28 +386,26 @@ const CaseResult* ExerciseResult::first_failure() const {
 
 CaseResult run_case(const Task& task, const Toolchain& toolchain, const fs::path& module, const Case& c,
                     std::uint64_t case_seed, const CheckOptions& options) {
-  Rng rng(case_seed);
-  std::vector<std::vector<Buffer>> sets{task.make_buffers(c, rng)};
-  for (auto& b : sets[0]) {
-    if (b.role == Role::output) poison(b);
-  }
-  // The reference runs here while the child runs the submission.
-  std::shared_future<std::vector<std::vector<Expected>>> expected =
-      std::async(std::launch::async, [&] { return std::vector<std::vector<Expected>>{task.reference(c, sets[0])}; });
-  RunnerCall call{task, toolchain, module, c, protocol::Spec{}, options.timeout, options.max_output_bytes};
+  // The reference runs on another thread while the child runs the submission.
+  const std::shared_ptr<const CaseData> data = case_data(options.case_data, task, c, case_seed);
+  const std::vector<std::vector<Buffer>> sets{data->buffers};
+  RunnerCall call{
+      task, toolchain, module, c, protocol::Spec{}, options.timeout, options.max_output_bytes, options.visible_devices};
   return call_runner(
-      call, sets, [&]() -> const std::vector<std::vector<Expected>>& { return expected.get(); }, nullptr);
+      call, sets, [&](std::size_t) -> const std::vector<Expected>& { return data->expected.get(); }, nullptr);
 }
 
-CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buffer>>& sets,
-                       const std::function<const std::vector<std::vector<Expected>>&()>& expected,
-                       protocol::Reply* reply) {
+/// call_runner, inside the sandbox `box` (sandbox.hpp).
+static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& call,
+                                 const std::vector<std::vector<Buffer>>& sets, const ExpectedFn& expected,
+                                 protocol::Reply* reply, ParentClock* clock) {
   const Task& task = call.task;
   const Case& c = call.c;
   CaseResult r;
   r.c = c;
-  SharedBuffers shared(sets);
-  const protocol::Spec spec = make_spec(call, sets, shared);
+  SharedBuffers shared(sets, call.spec.witnesses.size());
+  protocol::Spec spec = make_spec(call, sets, shared);
+  spec.sandbox = box.spec();
   int result_pipe[2];
   if (pipe2(result_pipe, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a pipe");
   ProcessOptions opts;
@@ -279,9 +416,16 @@ CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buf
   opts.timeout = call.timeout;
   opts.max_output_bytes = call.max_output_bytes;
   opts.max_result_bytes = protocol::kMaxReplyBytes;
+  box.apply(opts);  // limits, clean environment, private working folder
+  std::optional<ClockWatch> watch;
+  if (spec.clock_batches && clock != nullptr) {
+    watch.emplace();
+    opts.inherit.emplace_back(watch->write_end(), protocol::kClockFd);
+    opts.close_after_spawn.push_back(watch->write_end());
+  }
   ProcessResult p = run_process(opts);
   close(result_pipe[0]);
-  const std::vector<std::vector<Expected>>& expected_sets = expected();
+  if (watch) clock->marks = watch->finish();
   const auto shown_output = output_lines(p.output, p.output_bytes);
   if (p.result_overflow) {
     r.verdict = Verdict::runner_error;
@@ -312,6 +456,7 @@ CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buf
     case ProcessResult::Status::signaled:
       r.verdict = Verdict::crash;
       r.message = fmt::format("crashed with {} at {}", describe_signal(p.signal), c.label());
+      if (auto why = box.explain_signal(p.signal)) r.message += ": " + *why;
       r.details = shown_output;
       return r;
     case ProcessResult::Status::exited:
@@ -384,13 +529,33 @@ CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buf
       return r;
   }
   if (reply != nullptr) *reply = result;
+  if (!judge_witnesses(task, c, spec, result, sets, shared, expected, r)) return r;
   // Every input set is judged: in a benchmark, each holds the result of its last timed call.
   for (std::size_t set = 0; set < sets.size(); ++set) {
     std::vector<Buffer> after = sets[set];
     shared.copy_out(set, after);
-    judge_outputs(task, c, sets[set], after, expected_sets.at(set), r);
+    judge_outputs(task, c, sets[set], after, expected(set), r);
     if (r.verdict != Verdict::passed) break;
   }
+  return r;
+}
+
+CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buffer>>& sets, const ExpectedFn& expected,
+                       protocol::Reply* reply, ParentClock* clock) {
+  std::optional<RunnerSandbox> box;
+  try {
+    box.emplace(SandboxOptions{call.toolchain.backend(), call.timeout, call.module, call.visible_devices});
+  } catch (const std::runtime_error& e) {
+    CaseResult r;
+    r.c = call.c;
+    r.verdict = Verdict::runner_error;
+    r.message = e.what();
+    return r;
+  }
+  CaseResult r = call_runner_in(*box, call, sets, expected, reply, clock);
+  // What the sandbox stopped is named whatever the verdict, so that reports and gradebooks show it.
+  for (const auto& blocked : r.records.blocked) r.hints.push_back("the sandbox blocked: " + blocked);
+  if (auto left = box->clean_up()) r.hints.push_back(*left);
   return r;
 }
 

@@ -183,6 +183,10 @@ const char* verdict_name(Verdict v) {
       return "runner_error";
     case Verdict::skipped:
       return "skipped";
+    case Verdict::impossible_speed:
+      return "impossible_speed";
+    case Verdict::timing_mismatch:
+      return "timing_mismatch";
   }
   return "unknown";
 }
@@ -221,6 +225,10 @@ const char* verdict_title(Verdict v) {
       return "harness error";
     case Verdict::skipped:
       return "skipped";
+    case Verdict::impossible_speed:
+      return "impossible speed";
+    case Verdict::timing_mismatch:
+      return "untrusted timing";
   }
   return "unknown";
 }

@@ -15,6 +15,10 @@
 #include <cstring>
 #include <optional>
 
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)  // linux/close_range.h, Linux 5.11
+#endif
+
 namespace cudalab {
 
 namespace {
@@ -166,9 +170,53 @@ class HandedOverFds {
 
 // What the child writes on the error pipe when it cannot exec.
 struct SpawnReport {
-  int exec_failed;  // 0: setting up the fds failed before execv
+  enum Stage : int { fds, exec, working_dir, limits };
+  int stage;
   int error;
 };
+
+// The fallback of close_range: the highest fd number worth trying.
+constexpr rlim_t kMaxFdScanned = 65536;
+
+/// One limit as the child sets it, prepared before fork: never above the current hard limit,
+/// which only a privileged process could raise (the child would then fail for nothing).
+struct PreparedLimit {
+  int resource;
+  rlimit value;
+};
+
+std::vector<PreparedLimit> prepare_limits(const ResourceLimits& limits) {
+  std::vector<PreparedLimit> out;
+  const auto add = [&](int resource, const std::optional<std::uint64_t>& soft, std::uint64_t extra_hard) {
+    if (!soft) return;
+    rlimit current{};
+    if (getrlimit(resource, &current) != 0) current = {RLIM_INFINITY, RLIM_INFINITY};
+    const auto capped = [&](std::uint64_t v) {
+      const auto value = static_cast<rlim_t>(std::min<std::uint64_t>(v, RLIM_INFINITY - 1));
+      return current.rlim_max == RLIM_INFINITY ? value : std::min(value, current.rlim_max);
+    };
+    out.push_back({resource, {capped(*soft), capped(*soft + extra_hard)}});
+  };
+  add(RLIMIT_CPU, limits.cpu_seconds, 1);  // SIGXCPU at the soft limit, SIGKILL a second later
+  add(RLIMIT_AS, limits.address_space_bytes, 0);
+  add(RLIMIT_DATA, limits.data_bytes, 0);
+  add(RLIMIT_FSIZE, limits.file_size_bytes, 0);
+  add(RLIMIT_NOFILE, limits.open_files, 0);
+  add(RLIMIT_NPROC, limits.processes, 0);
+  return out;
+}
+
+// In the child: every fd from 3 up closes at exec except the inherited targets. Async-signal-safe.
+void close_other_fds_at_exec(const std::vector<std::pair<int, int>>& inherit) {
+  if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+    rlimit open_files{};
+    const rlim_t top = getrlimit(RLIMIT_NOFILE, &open_files) == 0 && open_files.rlim_cur != RLIM_INFINITY
+                           ? std::min(open_files.rlim_cur, kMaxFdScanned)
+                           : kMaxFdScanned;
+    for (rlim_t fd = 3; fd < top; ++fd) (void)fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+  }
+  for (const auto& target : inherit) (void)fcntl(target.second, F_SETFD, 0);
+}
 
 // Reads until `size` bytes or EOF; returns how many arrived.
 std::size_t read_full(int fd, void* data, std::size_t size) {
@@ -219,6 +267,13 @@ ProcessResult run_process(const ProcessOptions& options) {
   int free_from = 3;  // the child parks its fds at or above this, clear of every target number
   for (const auto& [from, to] : options.inherit) free_from = std::max(free_from, to + 1);
   std::vector<int> parked(options.inherit.size(), -1);
+  std::vector<char*> envp;
+  if (options.environment) {
+    for (const auto& e : *options.environment) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+  }
+  const std::vector<PreparedLimit> limits = prepare_limits(options.limits);
+  const char* working_dir = options.working_dir.empty() ? nullptr : options.working_dir.c_str();
   const pid_t parent = getpid();
 
   install_signal_handlers();
@@ -261,8 +316,23 @@ ProcessResult run_process(const ProcessOptions& options) {
     for (std::size_t i = 0; ok && i < parked.size(); ++i) {
       ok = dup2(parked[i], options.inherit[i].second) == options.inherit[i].second;
     }
-    if (ok) execv(argv[0], argv.data());
-    const SpawnReport report{ok ? 1 : 0, errno};
+    SpawnReport::Stage stage = SpawnReport::fds;
+    if (ok) {
+      close_other_fds_at_exec(options.inherit);
+      stage = SpawnReport::working_dir;
+      ok = working_dir == nullptr || chdir(working_dir) == 0;
+    }
+    if (ok) stage = SpawnReport::limits;
+    for (std::size_t i = 0; ok && i < limits.size(); ++i) ok = setrlimit(limits[i].resource, &limits[i].value) == 0;
+    if (ok) {
+      stage = SpawnReport::exec;
+      if (envp.empty()) {
+        execv(argv[0], argv.data());
+      } else {
+        execve(argv[0], argv.data(), envp.data());
+      }
+    }
+    const SpawnReport report{stage, errno};
     (void)!write(report_fd, &report, sizeof report);
     _exit(127);
   }
@@ -286,8 +356,21 @@ ProcessResult run_process(const ProcessOptions& options) {
   SpawnReport report{};
   if (read_full(report_read.get(), &report, sizeof report) == sizeof report) {
     child->reap();
-    result.error = (report.exec_failed != 0 ? "cannot execute " : "cannot set up the descriptors of ") +
-                   options.argv[0] + ": " + std::strerror(report.error);
+    switch (report.stage) {
+      case SpawnReport::exec:
+        result.error = "cannot execute " + options.argv[0];
+        break;
+      case SpawnReport::working_dir:
+        result.error = "cannot enter the working directory " + options.working_dir + " for " + options.argv[0];
+        break;
+      case SpawnReport::limits:
+        result.error = "cannot set the resource limits of " + options.argv[0];
+        break;
+      default:
+        result.error = "cannot set up the descriptors of " + options.argv[0];
+        break;
+    }
+    result.error += std::string(": ") + std::strerror(report.error);
     return finish(ProcessResult::Status::spawn_failed);
   }
   report_read.reset();

@@ -172,6 +172,33 @@ void from_json(const json& j, Arg& a) {
   }
 }
 
+void to_json(json& j, const Witness& w) { j = json{{"call", w.call}, {"outputs", w.outputs}}; }
+
+void from_json(const json& j, Witness& w) {
+  w.call = count_field(j, "call");
+  w.outputs = list_field<BufferSlot>(j, "outputs");
+}
+
+void to_json(json& j, const Sandbox& s) {
+  j = json{{"enabled", s.enabled},       {"landlock", s.landlock}, {"seccomp", s.seccomp},
+           {"read_files", s.read_files}, {"work_dir", s.work_dir}, {"protected_dirs", s.protected_dirs}};
+}
+
+void from_json(const json& j, Sandbox& s) {
+  s.enabled = bool_field(j, "enabled");
+  s.landlock = bool_field(j, "landlock");
+  s.seccomp = bool_field(j, "seccomp");
+  s.read_files = list_field<std::string>(j, "read_files");
+  s.work_dir = text_field(j, "work_dir");
+  s.protected_dirs = list_field<std::string>(j, "protected_dirs");
+  if (!s.enabled && (s.landlock || s.seccomp)) throw ProtocolError("sandbox: protections asked for but not enabled");
+  const auto absolute = [](const std::string& p) { return !p.empty() && p.front() == '/'; };
+  if (s.enabled && !absolute(s.work_dir)) throw ProtocolError("sandbox: the working folder is not an absolute path");
+  for (const auto& list : {&s.read_files, &s.protected_dirs}) {
+    if (!std::ranges::all_of(*list, absolute)) throw ProtocolError("sandbox: a path is not absolute");
+  }
+}
+
 void to_json(json& j, const Spec& s) {
   j = json{{"mode", name_of(s.mode, mode_names)},
            {"module", s.module},
@@ -181,7 +208,11 @@ void to_json(json& j, const Spec& s) {
            {"sets", s.sets},
            {"args", s.args},
            {"policy", s.policy},
-           {"host_memory", name_of(s.host_memory, host_memory_names)}};
+           {"host_memory", name_of(s.host_memory, host_memory_names)},
+           {"witnesses", s.witnesses},
+           {"clock_batches", s.clock_batches},
+           {"kernel_traces", s.kernel_traces},
+           {"sandbox", s.sandbox}};
 }
 
 void from_json(const json& j, Spec& s) {
@@ -214,6 +245,20 @@ void from_json(const json& j, Spec& s) {
   s.policy.time_cap_s = seconds_field(p, "time_cap_s", nullptr);
   s.policy.max_samples = count_field(p, "max_samples");
   s.host_memory = enum_field(j, "host_memory", host_memory_names);
+  s.witnesses = list_field<Witness>(j, "witnesses");
+  for (const auto& w : s.witnesses) {
+    std::size_t outputs = 0;
+    for (const auto& b : s.sets.front()) outputs += b.role == BufferRole::input ? 0 : 1;
+    if (w.outputs.size() != outputs) throw ProtocolError("a witness does not hold every output buffer");
+    for (const auto& b : w.outputs) {
+      if (b.offset > s.total_bytes || b.bytes > s.total_bytes - b.offset) {
+        throw ProtocolError("witness buffer '" + b.name + "' lies outside the shared file");
+      }
+    }
+  }
+  s.clock_batches = bool_field(j, "clock_batches");
+  s.kernel_traces = bool_field(j, "kernel_traces");
+  s.sandbox = field(j, "sandbox").get<Sandbox>();
 }
 
 void to_json(json& j, const Allocation& a) {
@@ -272,6 +317,7 @@ void from_json(const json& j, FailedCall& f) {
 void to_json(json& j, const Records& r) {
   j = json{{"allocations", r.allocations}, {"copies", r.copies}, {"launches", r.launches}, {"dropped", r.dropped}};
   if (r.first_failed_call) j["first_failed_call"] = *r.first_failed_call;
+  if (!r.blocked.empty()) j["blocked"] = r.blocked;
 }
 
 void from_json(const json& j, Records& r) {
@@ -281,6 +327,11 @@ void from_json(const json& j, Records& r) {
   r.dropped = j.contains("dropped") ? count_field(j, "dropped") : 0;
   r.first_failed_call.reset();
   if (j.contains("first_failed_call")) r.first_failed_call = field(j, "first_failed_call").get<FailedCall>();
+  r.blocked = j.contains("blocked") ? list_field<std::string>(j, "blocked") : std::vector<std::string>{};
+  if (r.blocked.size() > kMaxBlockedRecords) throw ProtocolError("field 'blocked' holds more than the protocol allows");
+  for (const auto& b : r.blocked) {
+    if (b.size() > kMaxBlockedBytes) throw ProtocolError("an entry of 'blocked' is longer than the protocol allows");
+  }
 }
 
 void to_json(json& j, const Reply& r) {
@@ -294,7 +345,10 @@ void to_json(json& j, const Reply& r) {
            {"kernel_samples_s", r.kernel_samples_s},
            {"stop", name_of(r.stop, stop_names)},
            {"minimums_met", r.minimums_met},
-           {"wall_s", r.wall_s}};
+           {"wall_s", r.wall_s},
+           {"calls", r.calls},
+           {"witnessed", r.witnessed},
+           {"clock_calls", r.clock_calls}};
   if (r.host_memory) j["host_memory"] = name_of(*r.host_memory, host_memory_names);
 }
 
@@ -310,6 +364,9 @@ void from_json(const json& j, Reply& r) {
   r.stop = enum_field(j, "stop", stop_names);
   r.minimums_met = bool_field(j, "minimums_met");
   r.wall_s = seconds_field(j, "wall_s", nullptr);
+  r.calls = count_field(j, "calls");
+  r.witnessed = list_field<std::size_t>(j, "witnessed");
+  r.clock_calls = count_field(j, "clock_calls");
   r.host_memory.reset();
   if (j.contains("host_memory")) r.host_memory = enum_field(j, "host_memory", host_memory_names);
 }

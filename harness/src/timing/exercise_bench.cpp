@@ -4,12 +4,14 @@
 #include <chrono>
 #include <fstream>
 #include <future>
+#include <limits>
 #include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cudalab/bench_report.hpp"
 #include "cudalab/detail/process.hpp"
 #include "cudalab/paths.hpp"
 
@@ -21,6 +23,22 @@ using nlohmann::json;
 namespace {
 
 constexpr double kInputSetBudgetBytes = 2.0 * (1ull << 30);  // host memory for the rotating sets
+/// Timed calls whose outputs the parent verifies, chosen at random among the first measured ones.
+constexpr std::size_t kWitnessCalls = 3;
+/// The input-set number whose case seed chooses the witnesses (far from the sets' own numbers).
+constexpr std::size_t kWitnessSeedSet = 1000;
+/// Above this share of the measured copy bandwidth, a time is not believed: a kernel moves its
+/// bytes no faster than a device-to-device copy (the reference solutions reach 81–105 %; a cold L2
+/// leaves little room above).
+constexpr double kBandwidthCeiling = 1.15;
+/// TF32 tensor-core peak over the FP32 peak (dense): 8× on A100, 7.4× on an H100 SXM.
+constexpr double kTf32OverFp32 = 8.0;
+/// The parent's clock may see each call take at most this much longer than the runner reports
+/// (launch, synchronisation and pipe wake-ups), in proportion and in absolute terms.
+constexpr double kClockRatioAllowed = 3.0;
+constexpr double kClockSlackS = 50e-6;
+/// Pipe wake-ups at the three marks: what the parent's reading of a batch may be off by.
+constexpr double kClockResolutionS = 200e-6;
 
 /// What the host buffers of a host-pointer exercise were while timed, as the runner reports it.
 std::string host_memory_note(protocol::HostMemory host_memory) {
@@ -59,6 +77,96 @@ Summary summary_of(const protocol::Reply& reply) {
   return s;
 }
 
+/// The measured calls whose outputs the runner copies aside for the parent to verify: the first
+/// (every run has one), and others chosen with the (secret) seed among those up to min_samples.
+std::vector<protocol::Witness> choose_witnesses(std::uint64_t seed, const SamplingPolicy& policy) {
+  const std::size_t span = std::max<std::size_t>(policy.min_samples, kWitnessCalls);
+  std::vector<std::size_t> calls(span);
+  for (std::size_t i = 0; i < span; ++i) calls[i] = i;
+  Rng rng(seed);
+  for (std::size_t i = 1; i < kWitnessCalls; ++i) {  // a partial Fisher-Yates shuffle after the first
+    std::uniform_int_distribution<std::size_t> pick(i, span - 1);
+    std::swap(calls[i], calls[pick(rng)]);
+  }
+  std::vector<protocol::Witness> out;
+  for (std::size_t i = 0; i < kWitnessCalls; ++i) out.push_back({calls[i], {}});
+  return out;
+}
+
+/// The fastest a call can physically be: its bytes at the ceiling of the copy bandwidth, its
+/// flops at the arithmetic peak. 0 when the peaks are unknown.
+double fastest_possible_s(const Cost& cost, const Peaks& peaks, Precision precision) {
+  double t = 0;
+  if (peaks.bandwidth_gbs > 0) t = std::max(t, cost.bytes / (kBandwidthCeiling * peaks.bandwidth_gbs * 1e9));
+  const double flops_peak = peaks.fp32_gflops * (precision == Precision::tf32 ? kTf32OverFp32 : 1.0);
+  if (flops_peak > 0) t = std::max(t, cost.flops / (flops_peak * 1e9));
+  return t;
+}
+
+/// Why a measurement cannot be true: faster than the device can go. Empty when it can be.
+std::string impossible(const Measurement& m, Precision precision) {
+  const Throughput& t = m.throughput;
+  const Peaks& p = m.peaks;
+  if (t.gbs && p.bandwidth_gbs > 0 && *t.gbs > kBandwidthCeiling * p.bandwidth_gbs) {
+    return fmt::format(
+        "{} at {}: {:.0f} GB/s would be {:.0f} % of the device's measured copy bandwidth ({:.0f} GB/s); no kernel "
+        "moves its data faster than a copy, so this time cannot be true",
+        m.exercise, m.c.label(), *t.gbs, 100 * *t.gbs / p.bandwidth_gbs, p.bandwidth_gbs);
+  }
+  const double flops_peak = p.fp32_gflops * (precision == Precision::tf32 ? kTf32OverFp32 : 1.0);
+  if (t.gflops && flops_peak > 0 && *t.gflops > flops_peak) {
+    return fmt::format(
+        "{} at {}: {:.0f} GFLOP/s is above the device's {} peak ({:.0f} GFLOP/s), so this time cannot "
+        "be true",
+        m.exercise, m.c.label(), *t.gflops, precision == Precision::tf32 ? "TF32" : "FP32", flops_peak);
+  }
+  return {};
+}
+
+/// Compares what the runner reported with the clock batches the parent timed itself. Empty when
+/// they agree. `fastest_s` is the physical floor of one call (0: unknown).
+std::string clock_disagreement(const protocol::Reply& reply, const ParentClock& clock, double fastest_s) {
+  std::string seen;
+  for (const auto& m : clock.marks) seen += m.mark;
+  std::string expected;
+  for (std::size_t round = 0; round < protocol::kClockRounds; ++round) {
+    expected.append(std::begin(protocol::kClockMarks), std::end(protocol::kClockMarks));
+  }
+  if (seen.empty()) {
+    return "the parent's clock saw none of the runner's timed batches: the reply did not come from the runner's "
+           "own timing";
+  }
+  if (seen != expected || reply.clock_calls < protocol::kMinClockCalls ||
+      reply.clock_calls > protocol::kMaxClockCalls) {
+    return fmt::format(
+        "the runner's clock marks were not the protocol's ({} of {} calls): something in its process "
+        "wrote to them",
+        seen.substr(0, 16), reply.clock_calls);
+  }
+  const auto k = static_cast<double>(reply.clock_calls);
+  double per_call = std::numeric_limits<double>::infinity();
+  for (std::size_t round = 0; round < protocol::kClockRounds; ++round) {
+    const ClockMark* m = &clock.marks[3 * round];
+    const double without_solve = m[1].at_s - m[0].at_s;
+    const double with_solve = m[2].at_s - m[1].at_s;
+    per_call = std::min(per_call, (with_solve - without_solve) / k);
+  }
+  if (fastest_s > 0 && per_call + kClockResolutionS / k < 0.8 * fastest_s) {
+    return fmt::format(
+        "the parent's clock saw a call take {} on average, less than the device needs for the work "
+        "({}): the marks were not written by the runner's timing",
+        format_seconds(per_call), format_seconds(fastest_s));
+  }
+  const double reported = median(reply.samples_s);
+  if (per_call > kClockRatioAllowed * reported + kClockSlackS + kClockResolutionS / k) {
+    return fmt::format(
+        "the parent's clock saw each call take {} on average over {} calls, but the runner reported a "
+        "median of {}",
+        format_seconds(per_call), reply.clock_calls, format_seconds(reported));
+  }
+  return {};
+}
+
 }  // namespace
 
 int fp32_lanes_per_sm(int cc_major, int cc_minor) {
@@ -70,7 +178,8 @@ int fp32_lanes_per_sm(int cc_major, int cc_minor) {
   return 128;                                                        // Maxwell, Pascal 6.1+, 8.6+, Hopper, Blackwell
 }
 
-Peaks device_peaks(const fs::path& runner, const GpuDevice& device, const fs::path& cache_dir, bool& measured_now) {
+Peaks device_peaks(const fs::path& runner, const GpuDevice& device, const fs::path& cache_dir, bool& measured_now,
+                   const std::string& visible_devices) {
   measured_now = false;
   Peaks peaks;
   const int lanes = fp32_lanes_per_sm(device.cc_major, device.cc_minor);
@@ -91,6 +200,7 @@ Peaks device_peaks(const fs::path& runner, const GpuDevice& device, const fs::pa
     ProcessOptions opts;
     opts.argv = {runner.string(), "--peak"};
     opts.timeout = std::chrono::seconds(120);
+    if (!visible_devices.empty()) opts.environment = environment_with_visible_devices(visible_devices);
     const ProcessResult r = run_process(opts);
     try {
       peaks.bandwidth_gbs = json::parse(r.output).value("bandwidth_gbs", 0.0);
@@ -162,32 +272,30 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
   bench_spec.policy = options.policy;
   bench_spec.host_memory =
       options.page_locked_host ? protocol::HostMemory::page_locked : protocol::HostMemory::pageable;
+  bench_spec.clock_batches = true;
+  bench_spec.kernel_traces = options.kernel_traces;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
     // Rotating input sets, each with its own data, so that no sample reads inputs the previous
     // one left in a cache, and every set's result is re-checked afterwards.
+    std::vector<std::shared_ptr<const CaseData>> data;
     std::vector<std::vector<Buffer>> sets;
     for (std::size_t s = 0; s < std::max<std::size_t>(options.input_sets, 1); ++s) {
       // Set 0 has the inputs `check` gives this case under the same seed.
-      Rng rng(case_seed(options.seed, task.info(), c, s));
-      sets.push_back(task.make_buffers(c, rng));
-      for (auto& b : sets.back()) {
-        if (b.role == Role::output) poison(b);
-      }
+      data.push_back(case_data(options.case_data, task, c, case_seed(options.seed, task.info(), c, s)));
+      sets.push_back(data.back()->buffers);
       const double bytes = static_cast<double>(set_bytes(sets.back()));
       if (s >= 1 && bytes * static_cast<double>(s + 2) > kInputSetBudgetBytes) break;
     }
-    std::shared_future<std::vector<std::vector<Expected>>> expected = std::async(std::launch::async, [&] {
-      std::vector<std::vector<Expected>> all;
-      for (const auto& set : sets) all.push_back(task.reference(c, set));
-      return all;
-    });
-    auto expected_fn = [&]() -> const std::vector<std::vector<Expected>>& { return expected.get(); };
+    auto expected_fn = [&](std::size_t set) -> const std::vector<Expected>& { return data.at(set)->expected.get(); };
 
     say(fmt::format("measuring {} at {} ({} input sets)", id, c.label(), sets.size()));
     protocol::Reply reply;
-    const RunnerCall call{task, toolchain, compiled.module, c, bench_spec, options.timeout, 1 << 20};
-    const CaseResult r = call_runner(call, sets, expected_fn, &reply);
+    ParentClock clock;
+    protocol::Spec spec = bench_spec;
+    spec.witnesses = choose_witnesses(case_seed(options.seed, task.info(), c, kWitnessSeedSet), options.policy);
+    const RunnerCall call{task, toolchain, compiled.module, c, spec, options.timeout, 1 << 20, options.visible_devices};
+    const CaseResult r = call_runner(call, sets, expected_fn, &reply, &clock);
     const bool unmet_but_right = r.verdict == Verdict::requirement_unmet && options.measure_unmet_requirements;
     if (r.verdict != Verdict::passed && !unmet_but_right) {
       out.verdict = r.verdict;
@@ -197,6 +305,23 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
       return out;
     }
     const Summary summary = summary_of(reply);
+    // Timed in the submission's process: believed only if physics and the parent's own
+    // observations agree. Physics first: a memoizing submission is fast, not forged.
+    if (const std::string why = impossible(
+            make_measurement(id, c, backend_name(toolchain.backend()), task.cost(c), summary, peaks), c.precision);
+        !why.empty()) {
+      out.verdict = Verdict::impossible_speed;
+      out.message = why;
+      out.details = {"the time is not scored; docs/threat-model.md says what the checks are"};
+      return out;
+    }
+    if (const std::string why = clock_disagreement(reply, clock, fastest_possible_s(task.cost(c), peaks, c.precision));
+        !why.empty()) {
+      out.verdict = Verdict::timing_mismatch;
+      out.message = fmt::format("{} at {}: {}", id, c.label(), why);
+      out.details = {"the time is not scored; docs/threat-model.md says what the checks are"};
+      return out;
+    }
 
     std::vector<Baseline> baselines;
     std::vector<std::string> notes;
@@ -204,7 +329,8 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
     if (reference) {
       say(fmt::format("measuring the reference solution of {} at {}", id, c.label()));
       protocol::Reply ref_reply;
-      const RunnerCall ref_call{task, toolchain, reference->module, c, bench_spec, options.timeout, 1 << 20};
+      const RunnerCall ref_call{task,       toolchain,       reference->module, c,
+                                bench_spec, options.timeout, 1 << 20,           options.visible_devices};
       const CaseResult rr = call_runner(ref_call, sets, expected_fn, &ref_reply);
       if (rr.verdict == Verdict::passed) {
         baselines.push_back({"reference solution", summary_of(ref_reply).median});
@@ -245,6 +371,14 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
                                          : fmt::format("the kernels of {} traced calls apart from the timed ones, from "
                                                        "CUPTI",
                                                        kernel.size()));
+    }
+    if (kernels_only) {
+      if (const std::string why = impossible(*kernels_only, c.precision); !why.empty()) {
+        out.verdict = Verdict::impossible_speed;
+        out.message = why;
+        out.details = {"the time is not scored; docs/threat-model.md says what the checks are"};
+        return out;
+      }
     }
     out.measurements.push_back(std::move(m));
     if (kernels_only) out.measurements.push_back(std::move(*kernels_only));

@@ -1,7 +1,10 @@
 #include "cudalab/gpu_probe.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -20,7 +23,7 @@ std::string first_line(const std::string& text) { return text.substr(0, text.fin
 
 }  // namespace
 
-std::optional<GpuDevice> probe_gpu(const fs::path& runner, std::string& why) {
+std::optional<GpuDevice> probe_gpu(const fs::path& runner, std::string& why, const std::string& visible_devices) {
   if (!is_executable(runner)) {
     why = "the GPU runner " + runner.string() + " is missing (cudalab was built without CUDA)";
     return std::nullopt;
@@ -28,6 +31,7 @@ std::optional<GpuDevice> probe_gpu(const fs::path& runner, std::string& why) {
   ProcessOptions opts;
   opts.argv = {runner.string(), "--probe"};
   opts.timeout = std::chrono::seconds(60);
+  if (!visible_devices.empty()) opts.environment = environment_with_visible_devices(visible_devices);
   const ProcessResult r = run_process(opts);
   try {
     const json j = json::parse(r.output);
@@ -48,6 +52,16 @@ std::optional<GpuDevice> probe_gpu(const fs::path& runner, std::string& why) {
     why = "probing for GPUs failed: " + first_line(r.output);
     return std::nullopt;
   }
+}
+
+std::vector<std::string> environment_with_visible_devices(const std::string& visible_devices) {
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    if (std::string_view(*e).starts_with("CUDA_VISIBLE_DEVICES=")) continue;
+    env.emplace_back(*e);
+  }
+  env.push_back("CUDA_VISIBLE_DEVICES=" + visible_devices);
+  return env;
 }
 
 std::string clock_state() {

@@ -21,8 +21,9 @@ class Database;
 
 namespace cudalab::grading {
 
-/// The gradebook's schema version; a file of another version is refused, not misread.
-inline constexpr int kGradebookSchemaVersion = 1;
+/// The gradebook's schema version. A version 1 file is migrated when opened (version 2 adds
+/// runs.rubric_hash); a file of any other version is refused, not misread.
+inline constexpr int kGradebookSchemaVersion = 2;
 
 /// A gradebook that cannot be used (not SQLite, another schema, unwritable): one line.
 struct GradebookError : std::runtime_error {
@@ -38,6 +39,21 @@ struct RunInfo {
   std::string command;
   std::string rubric_source;
   std::map<std::string, double> points;  ///< the rubric's points per exercise
+  std::string rubric_hash;               ///< of the rubric file's content; "" for runs recorded by schema 1
+  std::string sandbox;                   ///< the runners' protections (describe_sandbox); "" for runs of schema 1
+};
+
+/// A run as stored, with its row id.
+struct RunRecord {
+  std::int64_t id = 0;
+  RunInfo info;
+};
+
+/// One line about a student's submission as a whole, with the run that wrote it.
+struct StudentNote {
+  std::int64_t run_id = 0;
+  std::string student;
+  std::string note;
 };
 
 class Gradebook {
@@ -64,6 +80,10 @@ class Gradebook {
   [[nodiscard]] std::optional<Attempt> latest(const std::string& student, const std::string& exercise) const;
   /// Every attempt, oldest first.
   [[nodiscard]] std::vector<Attempt> attempts() const;
+  /// Every run, oldest first.
+  [[nodiscard]] std::vector<RunRecord> runs() const;
+  /// Every student note, in the order written.
+  [[nodiscard]] std::vector<StudentNote> student_notes() const;
   /// The class as the reports see it: newest attempts, points of the newest run's rubric, and the
   /// newest run's notes per student.
   [[nodiscard]] ClassResults class_results() const;

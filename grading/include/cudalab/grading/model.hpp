@@ -45,7 +45,8 @@ struct Score {
 
 /// One graded attempt of one exercise by one student.
 struct Attempt {
-  std::int64_t id = 0;  ///< gradebook row id
+  std::int64_t id = 0;      ///< gradebook row id
+  std::int64_t run_id = 0;  ///< the gradebook run that graded it
   std::string student;
   std::string exercise;     ///< "03_matmul"
   std::string source_hash;  ///< content hash of the graded kernel.cu

@@ -58,6 +58,7 @@ struct LateRule {
 
 struct Rubric {
   std::string source;                             ///< the file it was read from, for reports
+  std::string hash;                               ///< of the file's content: tells rubrics apart (merge)
   std::map<std::string, ExerciseRule> exercises;  ///< by exercise id; only these are graded
   PerformanceRule performance;
   Penalties penalties;

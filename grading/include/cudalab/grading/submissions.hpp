@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -68,10 +69,14 @@ struct Submission {
 /// the entries read before the damage are kept, so one that cannot be opened at all has no
 /// kernels. Never throws for anything a submission contains; throws std::filesystem_error only
 /// when `dir` cannot be listed or `work_dir` cannot be written. Sorted by student.
+///
+/// `select`, when given, is asked for each student name first: an entry whose student it declines
+/// is passed over silently, never unpacked (`--shard`, `--only`).
 std::vector<Submission> read_submissions(const std::filesystem::path& dir, const std::filesystem::path& work_dir,
                                          const std::vector<std::string>& exercise_ids,
                                          const SubmissionLimits& limits = {},
-                                         std::vector<std::string>* skipped = nullptr);
+                                         std::vector<std::string>* skipped = nullptr,
+                                         const std::function<bool(const std::string&)>& select = {});
 
 /// The student name for a folder or archive name: its extension (.zip, .tar.gz, .tgz) removed, any
 /// run of characters outside [A-Za-z0-9._-] replaced by one `_`, leading dots replaced by `_` (so

@@ -4,11 +4,25 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace cudalab {
+
+/// Resource limits the child gets before exec (setrlimit); an empty one stays as inherited. Each
+/// is set as soft and hard limit, except CPU time, whose hard limit is one second later: SIGXCPU
+/// first, so that the parent can say why, SIGKILL if the child ignores it.
+struct ResourceLimits {
+  std::optional<std::uint64_t> cpu_seconds;          ///< RLIMIT_CPU: past it, SIGXCPU
+  std::optional<std::uint64_t> address_space_bytes;  ///< RLIMIT_AS: allocations beyond it fail
+  std::optional<std::uint64_t> data_bytes;           ///< RLIMIT_DATA: heap and data segments
+  std::optional<std::uint64_t> file_size_bytes;      ///< RLIMIT_FSIZE: writing past it, SIGXFSZ
+  std::optional<std::uint64_t> open_files;           ///< RLIMIT_NOFILE
+  std::optional<std::uint64_t> processes;            ///< RLIMIT_NPROC: tasks of the user, threads included
+};
 
 /// What to run and under which limits.
 struct ProcessOptions {
@@ -20,6 +34,10 @@ struct ProcessOptions {
   std::size_t max_output_bytes = 1 << 20;    ///< stdout+stderr beyond this: the child is killed
   std::size_t kept_output_bytes = 16 << 10;  ///< how much of the output is kept for the report
   std::size_t max_result_bytes = 1 << 20;    ///< result_fd beyond this: the child is killed, result_overflow set
+  ResourceLimits limits;                     ///< set in the child before exec
+  /// When set, the child's whole environment ("NAME=value" each): nothing of the parent's leaks in.
+  std::optional<std::vector<std::string>> environment;
+  std::string working_dir;  ///< the child's working directory; empty: the parent's
 };
 
 /// How the child ended and what it printed.
@@ -64,7 +82,12 @@ struct ProcessResult {
 ///   as it would have. Ctrl-C thus stops the children too, though each lives in a group of its own.
 /// - `close_after_spawn` fds are closed on every way out, the spawn failed or not; `result_fd` is not.
 /// - The child starts with an empty signal mask, fds 0-2 mapped (stdin /dev/null, stdout and
-///   stderr to the output pipe), the `inherit` fds at their numbers, and no core dumps.
+///   stderr to the output pipe), the `inherit` fds at their numbers, and no core dumps. Every
+///   other fd of the parent is closed at exec (close_range with CLOSE_RANGE_CLOEXEC, or a loop
+///   where the kernel lacks it), whether or not it was opened close-on-exec: nothing the parent
+///   holds (a gradebook, another submission's file) reaches the child.
+/// - `limits`, `environment` and `working_dir` apply to the child only; a working directory or
+///   a limit that cannot be set is a spawn failure, like a failed exec.
 ProcessResult run_process(const ProcessOptions& options);
 
 /// "SIGSEGV (segmentation fault)" for a signal number.

@@ -461,6 +461,7 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
   };
   unsigned workers = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   workers = std::min<unsigned>(workers, std::max<std::size_t>(jobs.size(), 1));
+  const auto check_phase_start = Clock::now();
   run_workers(workers, [&] {
     for (std::size_t i = next++; i < jobs.size(); i = next++) {
       if (check_one(jobs[i], pending[i])) {
@@ -471,7 +472,10 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
       }
     }
   });
+  summary.check_phase_s = seconds_since(check_phase_start);
+  summary.check_workers = workers;
   std::ranges::sort(to_time);  // in the order of the class, whichever check ended first
+  const auto timing_phase_start = Clock::now();
   std::atomic<std::size_t> next_timed{0};
   run_workers(static_cast<unsigned>(devices.size()), [&] {
     for (std::size_t k = next_timed++; k < to_time.size(); k = next_timed++) {
@@ -479,6 +483,7 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
       finish(pending[to_time[k]]);
     }
   });
+  summary.timing_phase_s = seconds_since(timing_phase_start);
 
   summary.sandbox_line = describe_sandbox(toolchain.backend(), options.timeout);
   summary.compile_s = compile_s;

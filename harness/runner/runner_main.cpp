@@ -3,12 +3,15 @@
 // a result back. It never sees expected values: comparing happens in the parent. Compiled twice,
 // against the CUDA runtime (cudalab-runner-gpu) and against the simulator (cudalab-runner-sim).
 //
-// Modes (protocol.hpp): check (one call of solve), bench (timed calls over rotating input sets),
-// --probe (devices), --peak (device-to-device copy bandwidth).
+// Modes (protocol.hpp): check (one call of solve per case, the cases in order, one reply each),
+// bench (timed calls over rotating input sets), --probe (devices), --peak (device-to-device copy
+// bandwidth).
 //
 // Order of a run: map the buffers, create the device context, lock down as the spec's sandbox
 // says (sandbox.hpp: after the context, which Landlock would break; before the module, whose
-// constructors run at load), load the module, upload, call solve.
+// constructors run at load), load the module, then per case (check) or once (bench): upload, call
+// solve, download, reply. One process for all the cases of a check: the context and the module
+// load are paid once, and solve meets state left from its earlier calls, as a program would.
 #include <dlfcn.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -16,11 +19,13 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -71,8 +76,10 @@ void check_cuda(cudaError_t err, const std::string& during) {
   }
 }
 
-void write_reply(const Reply& reply) {
-  const std::string text = protocol::dump_reply(reply);
+/// One reply, one line; with what the sandbox blocked so far.
+void write_reply(Reply reply) {
+  reply.records.blocked = cudalab::runner::blocked_calls();
+  const std::string text = protocol::dump_reply(reply) + "\n";
   const char* p = text.data();
   std::size_t left = text.size();
   while (left > 0) {
@@ -81,7 +88,6 @@ void write_reply(const Reply& reply) {
     p += n;
     left -= static_cast<std::size_t>(n);
   }
-  close(protocol::kReplyFd);
 }
 
 // Calls `fn` with arguments whose kinds are known only at run time. All contract parameters are
@@ -216,7 +222,9 @@ class Run {
  public:
   explicit Run(protocol::Spec spec) : spec_(std::move(spec)) {}
 
-  Reply execute() {
+  /// Runs the spec and writes its replies; a Stop thrown before the first case (or in bench) is
+  /// main's to write.
+  void execute() {
     map_buffers();
     // Create the context now, so that its cost and its failures are not blamed on `solve`, and
     // before the lockdown: cuInit fails under Landlock.
@@ -231,19 +239,41 @@ class Run {
       throw Stop{error_reply(Status::runner_error, "cannot lock down: " + *why)};
     }
     load_module();
-    if (spec_.device_pointers) upload();
+    if (spec_.mode == protocol::Mode::check) {
+      for (std::size_t set = 0; set < sets_.size(); ++set) {
+        try {
+          Reply reply = check_case(set);
+          reply.set = set;
+          write_reply(std::move(reply));
+        } catch (Stop& stop) {  // this case's failure ends the process: its state is suspect now
+          stop.reply.set = set;
+          write_reply(std::move(stop.reply));
+          return;
+        } catch (const std::exception& e) {
+          Reply reply = error_reply(Status::runner_error, e.what());
+          reply.set = set;
+          write_reply(std::move(reply));
+          return;
+        }
+      }
+      return;
+    }
+    if (spec_.device_pointers) {
+      for (std::size_t set = 0; set < sets_.size(); ++set) upload(set);
+    }
     (void)cudaGetLastError();  // the sticky state before the call is not the submission's
-    Reply reply = spec_.mode == protocol::Mode::bench ? bench() : check();
+    Reply reply = bench();
     reply.records = named_records(sets_, base_);
     reply.launches_recorded = cudalab::runner::kernel_tracing_available();
-    if (spec_.device_pointers) download();
-    return reply;
+    if (spec_.device_pointers) {
+      for (std::size_t set = 0; set < sets_.size(); ++set) download(set);
+    }
+    write_reply(std::move(reply));
   }
 
  private:
   void map_buffers() {
-    void* p = mmap(nullptr, std::max<std::size_t>(spec_.total_bytes, 1), PROT_READ | PROT_WRITE, MAP_SHARED,
-                   protocol::kBuffersFd, 0);
+    void* p = mmap(nullptr, mapped_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED, protocol::kBuffersFd, 0);
     if (p == MAP_FAILED) throw Stop{error_reply(Status::runner_error, "cannot map the buffers")};
     base_ = static_cast<std::byte*>(p);
     for (const auto& set : spec_.sets) {
@@ -262,34 +292,72 @@ class Run {
     }
   }
 
-  void upload() {
-    for (auto& set : sets_) {
-      for (auto& s : set) {
-        const std::string& name = s.where.name;
-        check_cuda(cudaMalloc(&s.device, std::max<std::size_t>(s.where.bytes, 1)), "allocating " + name);
-        check_cuda(cudaMemcpy(s.device, base_ + s.where.offset, s.where.bytes, cudaMemcpyHostToDevice),
-                   "copying " + name + " to the device");
-        if (s.where.role == protocol::BufferRole::inout && spec_.mode == protocol::Mode::bench) {
-          check_cuda(cudaMalloc(&s.pristine, std::max<std::size_t>(s.where.bytes, 1)), "allocating " + name);
-          check_cuda(cudaMemcpy(s.pristine, s.device, s.where.bytes, cudaMemcpyDeviceToDevice), "copying " + name);
-        }
+  /// One case of a check: only its buffers are reachable while it runs (expose_only), so that a
+  /// copy past the end of one never lands in the next case's inputs.
+  Reply check_case(std::size_t set) {
+    expose_only(set);
+    if (spec_.device_pointers) upload(set);
+    (void)cudaGetLastError();  // the sticky state before the call is not the submission's
+    records::clear_records();
+    Reply reply = check(set);
+    reply.records = named_records(sets_, base_);
+    reply.launches_recorded = cudalab::runner::kernel_tracing_available();
+    if (spec_.device_pointers) {
+      download(set);
+      for (auto& s : sets_[set]) {
+        (void)cudaFree(s.device);
+        s.device = nullptr;
+      }
+    }
+    return reply;
+  }
+
+  /// Check with several cases: every page of the shared file but those of `set`'s buffers is made
+  /// unreachable (the parent starts each case's buffers on a page of their own).
+  void expose_only(std::size_t set) {
+    if (sets_.size() < 2) return;
+    const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    std::size_t begin = spec_.total_bytes;
+    std::size_t end = 0;
+    for (const auto& s : sets_[set]) {
+      begin = std::min(begin, s.where.offset);
+      end = std::max(end, s.where.offset + s.where.bytes);
+    }
+    if (end <= begin) return;
+    begin = begin / page * page;
+    end = std::min((end + page - 1) / page * page, mapped_bytes());
+    if (mprotect(base_, mapped_bytes(), PROT_NONE) != 0 ||
+        mprotect(base_ + begin, end - begin, PROT_READ | PROT_WRITE) != 0) {
+      throw Stop{error_reply(Status::runner_error, std::string("cannot protect the buffers: ") + std::strerror(errno))};
+    }
+  }
+
+  [[nodiscard]] std::size_t mapped_bytes() const { return std::max<std::size_t>(spec_.total_bytes, 1); }
+
+  void upload(std::size_t set) {
+    for (auto& s : sets_[set]) {
+      const std::string& name = s.where.name;
+      check_cuda(cudaMalloc(&s.device, std::max<std::size_t>(s.where.bytes, 1)), "allocating " + name);
+      check_cuda(cudaMemcpy(s.device, base_ + s.where.offset, s.where.bytes, cudaMemcpyHostToDevice),
+                 "copying " + name + " to the device");
+      if (s.where.role == protocol::BufferRole::inout && spec_.mode == protocol::Mode::bench) {
+        check_cuda(cudaMalloc(&s.pristine, std::max<std::size_t>(s.where.bytes, 1)), "allocating " + name);
+        check_cuda(cudaMemcpy(s.pristine, s.device, s.where.bytes, cudaMemcpyDeviceToDevice), "copying " + name);
       }
     }
   }
 
   // Inputs come back too: the parent checks that they were left unchanged.
-  void download() {
-    for (auto& set : sets_) {
-      for (auto& s : set) {
-        check_cuda(cudaMemcpy(base_ + s.where.offset, s.device, s.where.bytes, cudaMemcpyDeviceToHost),
-                   "copying " + s.where.name + " back to the host");
-      }
+  void download(std::size_t set) {
+    for (auto& s : sets_[set]) {
+      check_cuda(cudaMemcpy(base_ + s.where.offset, s.device, s.where.bytes, cudaMemcpyDeviceToHost),
+                 "copying " + s.where.name + " back to the host");
     }
   }
 
   Args args_for(std::size_t set) const {
     Args args;
-    for (const auto& a : spec_.args) {
+    for (const auto& a : spec_.args.at(set)) {
       if (a.buffer) {
         const Slot& s = sets_.at(set).at(*a.buffer);
         void* p = spec_.device_pointers ? s.device : static_cast<void*>(base_ + s.where.offset);
@@ -309,8 +377,8 @@ class Run {
     check_cuda(sync_err != cudaSuccess ? sync_err : last_err, "after solve returned: a launch or a kernel failed");
   }
 
-  Reply check() {
-    const Args args = args_for(0);
+  Reply check(std::size_t set) {
+    const Args args = args_for(set);
     records::start_recording();
     cudalab::runner::start_kernel_tracing();
     const auto start = Clock::now();
@@ -348,6 +416,7 @@ class Run {
       const std::size_t bytes = s.where.bytes;
       if (s.where.role == protocol::BufferRole::input || bytes == 0) continue;
       const bool inout = s.where.role == protocol::BufferRole::inout;
+      if (!inout && bytes > poison_host_.size()) continue;  // cannot be: keep_poison() keeps the largest
       if (spec_.device_pointers) {
         const void* from = inout ? s.pristine : poison_device_;
         if (from != nullptr) check_cuda(cudaMemcpy(s.device, from, bytes, cudaMemcpyDeviceToDevice), "restoring");
@@ -358,13 +427,16 @@ class Run {
     }
   }
 
-  /// The parent poisoned every output before the run: the largest of the first set is the poison
+  /// The parent poisoned every output before the run: the largest output of any set is the poison
   /// that restore_buffers() copies into outputs before each call.
   void keep_poison() {
     const Slot* largest = nullptr;
-    for (const auto& s : sets_.front()) {
-      if (s.where.role == protocol::BufferRole::output && (largest == nullptr || s.where.bytes > largest->where.bytes))
-        largest = &s;
+    for (const auto& set : sets_) {
+      for (const auto& s : set) {
+        if (s.where.role == protocol::BufferRole::output &&
+            (largest == nullptr || s.where.bytes > largest->where.bytes))
+          largest = &s;
+      }
     }
     if (largest == nullptr || largest->where.bytes == 0) return;
     const std::byte* from = base_ + largest->where.offset;
@@ -555,18 +627,20 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 2;
   }
-  Reply reply;
+  // Replies are written by execute(); what ends it before its first case (or a bench) is written
+  // here, for the first set.
+  std::optional<Reply> failure;
   try {
     Run run(protocol::parse_spec(argv[2]));
-    reply = run.execute();
+    run.execute();
   } catch (Stop& stop) {
-    reply = std::move(stop.reply);
+    failure = std::move(stop.reply);
   } catch (const std::exception& e) {
-    reply = error_reply(Status::runner_error, e.what());
+    failure = error_reply(Status::runner_error, e.what());
   }
-  reply.records.blocked = cudalab::runner::blocked_calls();  // whatever the status: the report names them
   std::fflush(stdout);
   std::fflush(stderr);
-  write_reply(reply);
+  if (failure) write_reply(std::move(*failure));
+  close(protocol::kReplyFd);
   return 0;
 }

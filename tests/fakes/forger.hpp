@@ -83,7 +83,7 @@ inline std::string fill_witnesses(const float* c, int n) {
                 bytes, bytes, bytes, bytes, bytes, bytes, (n + 255) / 256);
   char text[8192];
   std::snprintf(text, sizeof text,
-                "{\"status\":\"ok\",\"message\":\"\",\"cuda_error\":\"\",\"solve_ms\":0,"
+                "{\"status\":\"ok\",\"set\":0,\"message\":\"\",\"cuda_error\":\"\",\"solve_ms\":0,"
                 "\"records\":%s,\"launches_recorded\":false,"
                 "\"samples_s\":[%s],\"kernel_samples_s\":[],\"stop\":\"noise_target_met\",\"minimums_met\":true,"
                 "\"wall_s\":0.01,\"calls\":1,\"witnessed\":[%s],\"clock_calls\":%zu}",

@@ -349,6 +349,54 @@ TEST_P(Runner, MisbehaviourGetsItsVerdictAndTheParentCarriesOn) {
 
 INSTANTIATE_TEST_SUITE_P(Misbehaving, Runner, testing::ValuesIn(misbehaving_modules()), misbehaving_name);
 
+// Every case of a check runs in one runner process, as the calls of solve in a program do; a case
+// that ends its process (a crash) is followed by a new process for the cases after it.
+class OneProcess : public testing::TestWithParam<Backend> {};
+
+TEST_P(OneProcess, ACrashEndsOnlyItsCaseAndTheRestRunInANewProcess) {
+  REQUIRE_BACKEND(GetParam(), toolchain);
+  const Task& task = *find_task("01_increment");
+  auto r = check_exercise(task, *toolchain, source_dir / "tests" / "misbehaving" / "crashes_at_33.cu", test_options());
+  ASSERT_GT(r.cases.size(), 8u);
+  for (const auto& c : r.cases) {
+    const bool at_33 = c.c.label() == "n=33";
+    EXPECT_EQ(verdict_name(c.verdict), std::string(verdict_name(at_33 ? Verdict::crash : Verdict::passed)))
+        << c.c.label() << ": " << c.message;
+  }
+}
+
+TEST_P(OneProcess, StateKeptFromAnEarlierCallIsCaughtAtALargerSize) {
+  REQUIRE_BACKEND(GetParam(), toolchain);
+  const Task& task = *find_task("05_reduce");
+  auto r = check_exercise(task, *toolchain, source_dir / "tests" / "misbehaving" / "keeps_grid.cu", test_options());
+  // The grid kept from n=1 covers 256 elements: every size up to 256 passes, n=257 does not.
+  bool seen_257 = false;
+  for (const auto& c : r.cases) {
+    const bool covered = c.c.dims.front().value <= 256;
+    seen_257 = seen_257 || c.c.label() == "n=257";
+    EXPECT_EQ(verdict_name(c.verdict), std::string(verdict_name(covered ? Verdict::passed : Verdict::wrong_output)))
+        << c.c.label() << ": " << c.message;
+  }
+  EXPECT_TRUE(seen_257);
+}
+
+TEST_P(OneProcess, ACopyPastTheEndFaultsInItsOwnCaseNotTheNext) {
+  REQUIRE_BACKEND(GetParam(), toolchain);
+  const Task& task = *find_task("02_vector_add");
+  auto r =
+      check_exercise(task, *toolchain, source_dir / "tests" / "misbehaving" / "writes_past_output.cu", test_options());
+  ASSERT_FALSE(r.cases.empty());
+  // Only the running case's buffers are mapped: the stray copy never reaches another case's
+  // inputs, so no case is blamed for changing its inputs or for a wrong answer it did not give.
+  for (const auto& c : r.cases) {
+    EXPECT_TRUE(c.verdict == Verdict::crash || c.verdict == Verdict::cuda_error)
+        << c.c.label() << ": " << verdict_name(c.verdict) << ": " << c.message;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Check, OneProcess, testing::Values(Backend::sim, Backend::gpu),
+                         [](const testing::TestParamInfo<Backend>& info) { return backend_name(info.param); });
+
 // A case's inputs depend on the seed, the exercise and the case's size only: checking n=257 alone
 // gives it the inputs it gets in a full check, on every backend.
 TEST(CaseIdentity, ACheckOfOneSizeGivesItTheInputsOfTheFullCheck) {

@@ -30,6 +30,24 @@ TEST(ModuleCache, KeysDependOnEveryPartAndItsBoundaries) {
   EXPECT_EQ(content_key({"x"}).size(), 32u);
 }
 
+TEST(ModuleCache, AKernelsOwnHeadersArePartOfItsKey) {
+  const fs::path dir = fresh_dir("includes");
+  fs::create_directories(dir / "util");
+  std::ofstream(dir / "util" / "sum.cuh") << "#include \"../common.h\"\nint sum();\n";
+  std::ofstream(dir / "common.h") << "int common();\n";
+  const std::string kernel = "#include <cuda_runtime.h>\n#include \"util/sum.cuh\"\n  #  include \"missing.h\"\n";
+  const std::string before = local_includes(dir / "kernel.cu", kernel);
+  EXPECT_NE(before.find("int sum();"), std::string::npos) << before;
+  EXPECT_NE(before.find("int common();"), std::string::npos) << "included by the header, found beside it: " << before;
+  EXPECT_EQ(before.find("cuda_runtime"), std::string::npos) << "system headers belong to the toolkit's version";
+  std::ofstream(dir / "common.h") << "int common(int);\n";
+  EXPECT_NE(local_includes(dir / "kernel.cu", kernel), before) << "an edited header must change the key";
+  // A header that includes itself ends.
+  std::ofstream(dir / "loop.h") << "#include \"loop.h\"\n";
+  EXPECT_NE(local_includes(dir / "kernel.cu", "#include \"loop.h\"\n").find("loop.h"), std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST(ModuleCache, ModulesUnusedForLongAreEvictedAndRecentOnesKept) {
   const fs::path dir = fresh_dir("evict");
   touch(dir / "old.so", std::chrono::hours(24 * 40));

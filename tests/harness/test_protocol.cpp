@@ -55,6 +55,21 @@ TEST(Protocol, ReplyRoundTripsThroughTheOneMapping) {
   EXPECT_EQ(*back.host_memory, HostMemory::page_locked);
 }
 
+TEST(Protocol, ACheckHasOneReplyLinePerCaseInOrder) {
+  Reply first = sample_reply();
+  Reply second = sample_reply();
+  second.set = 1;
+  second.message = "the second case";
+  const std::vector<Reply> back = parse_replies(dump_reply(first) + "\n" + dump_reply(second) + "\n");
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[1].set, 1u);
+  EXPECT_EQ(back[1].message, "the second case");
+  EXPECT_EQ(dump_reply(first).find('\n'), std::string::npos) << "a reply must stay on one line";
+  // A line the submission wrote itself for a case that is not next is refused.
+  EXPECT_THROW((void)parse_replies(dump_reply(second) + "\n"), ProtocolError);
+  EXPECT_THROW((void)parse_replies(dump_reply(first) + "\n" + dump_reply(first) + "\n"), ProtocolError);
+}
+
 TEST(Protocol, SpecRoundTripsAndIsValidated) {
   Spec s;
   s.mode = Mode::bench;
@@ -62,7 +77,7 @@ TEST(Protocol, SpecRoundTripsAndIsValidated) {
   s.symbol = "_Z5solvePii";
   s.total_bytes = 512;
   s.sets = {{{"data", 0, 256, BufferRole::inout}}, {{"data", 256, 256, BufferRole::inout}}};
-  s.args = {{0, 0}, {std::nullopt, 64}};
+  s.args = {{{0, 0}, {std::nullopt, 64}}, {{0, 0}, {std::nullopt, 64}}};
   s.policy.time_cap_s = 3;
   s.host_memory = HostMemory::pageable;
   const Spec back = parse_spec(dump_spec(s));
@@ -71,10 +86,15 @@ TEST(Protocol, SpecRoundTripsAndIsValidated) {
   EXPECT_EQ(back.sets[1][0].offset, 256u);
   EXPECT_EQ(back.sets[1][0].role, BufferRole::inout);
   ASSERT_EQ(back.args.size(), 2u);
-  EXPECT_EQ(back.args[0].buffer, 0u);
-  EXPECT_EQ(back.args[1].value, 64);
+  ASSERT_EQ(back.args[1].size(), 2u);
+  EXPECT_EQ(back.args[1][0].buffer, 0u);
+  EXPECT_EQ(back.args[1][1].value, 64);
   EXPECT_DOUBLE_EQ(back.policy.time_cap_s, 3);
   EXPECT_EQ(back.host_memory, HostMemory::pageable);
+  // One argument list per set, or none at all.
+  Spec short_args = s;
+  short_args.args.pop_back();
+  EXPECT_THROW((void)parse_spec(dump_spec(short_args)), ProtocolError);
   // A buffer outside the shared file is refused before anything is mapped.
   s.sets[1][0].bytes = 4096;
   EXPECT_THROW((void)parse_spec(dump_spec(s)), ProtocolError);

@@ -456,6 +456,7 @@ TEST(SandboxedRunner, DescriptionSaysWhatIsOn) {
 TEST(SandboxProtocol, SpecRoundTripsAndBadPathsAreRefused) {
   protocol::Spec s;
   s.sets = {{{"x", 0, 16, protocol::BufferRole::input}}};
+  s.args = {{}};
   s.total_bytes = 16;
   s.sandbox.enabled = true;
   s.sandbox.landlock = true;

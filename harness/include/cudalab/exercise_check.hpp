@@ -109,7 +109,19 @@ using ExpectedFn = std::function<const std::vector<Expected>&(std::size_t set)>;
 CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buffer>>& sets, const ExpectedFn& expected,
                        protocol::Reply* reply, ParentClock* clock = nullptr);
 
-/// Runs one case of an already compiled module (used by check_exercise and the tests).
+/// Whether a case's verdict ends its check (the cases after it are skipped): a timeout, a missing
+/// or unloadable solve, "not implemented", a runner error — none depends on the size.
+[[nodiscard]] bool stops_check(Verdict v);
+
+/// Runs the cases of an already compiled module, in order, in as few runner processes as it can:
+/// one for them all, and another after each case that ends its process (a crash, a CUDA error, an
+/// exception: its state is suspect). Each case has `options.timeout` from the end of the one
+/// before. Returns one result per case run: all of them, or up to the first that stops_check.
+std::vector<CaseResult> run_cases(const Task& task, const Toolchain& toolchain, const std::filesystem::path& module,
+                                  const std::vector<Case>& cases, const CheckOptions& options,
+                                  const ProgressFn& progress = {});
+
+/// Runs one case of an already compiled module in a runner of its own (the tests).
 CaseResult run_case(const Task& task, const Toolchain& toolchain, const std::filesystem::path& module, const Case& c,
                     std::uint64_t case_seed, const CheckOptions& options);
 

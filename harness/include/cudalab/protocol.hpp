@@ -2,10 +2,13 @@
 // The parent (trusted) generates inputs, poisons outputs and compares; the runner (untrusted: it
 // loads student code) only moves buffers, calls `solve` and reports what happened.
 //
-//   runner --spec JSON   run one case: the buffers live in a shared memory file on fd 3, laid out
-//                        as Spec::sets says; the runner writes one Reply as JSON to fd 4 and
-//                        copies every buffer back into the file (inputs too, so that the parent
-//                        can check them unchanged)
+//   runner --spec JSON   the buffers live in a shared memory file on fd 3, laid out as Spec::sets
+//                        says; the runner copies every buffer back into the file (inputs too, so
+//                        that the parent can check them unchanged) and writes its replies to fd 4,
+//                        one line of JSON each. Check: each set is one case (a size), run in
+//                        order, one Reply per case; the runner stops after a case whose status is
+//                        not ok (the parent starts another for the rest). Bench: the sets are
+//                        rotating inputs of one case, timed together; one Reply.
 //   runner --probe       print the visible devices as JSON on stdout
 //   runner --peak        print the device-to-device copy bandwidth as JSON on stdout
 //
@@ -43,7 +46,7 @@ inline constexpr std::size_t kClockRounds = 3;
 /// Calls per clock batch the runner may choose (about 0.1 s of its median, within these bounds).
 inline constexpr std::size_t kMinClockCalls = 3;
 inline constexpr std::size_t kMaxClockCalls = 100;
-/// The parent reads at most this much of a reply; a longer one is malformed.
+/// The parent reads at most this much of a reply (per case, for a check); a longer one is malformed.
 inline constexpr std::size_t kMaxReplyBytes = std::size_t{8} << 20;
 /// The record keeper keeps at most this many records of each kind; the rest are counted only.
 inline constexpr std::size_t kMaxRecordsPerKind = 4096;
@@ -97,12 +100,12 @@ struct Sandbox {
 
 struct Spec {
   Mode mode = Mode::check;
-  std::string module;                         ///< the compiled submission
-  std::string symbol;                         ///< mangled name of `solve`
-  bool device_pointers = false;               ///< solve takes device pointers (else host pointers)
-  std::size_t total_bytes = 0;                ///< size of the shared file
-  std::vector<std::vector<BufferSlot>> sets;  ///< check: one set; bench: rotating input sets
-  std::vector<Arg> args;
+  std::string module;                                ///< the compiled submission
+  std::string symbol;                                ///< mangled name of `solve`
+  bool device_pointers = false;                      ///< solve takes device pointers (else host pointers)
+  std::size_t total_bytes = 0;                       ///< size of the shared file
+  std::vector<std::vector<BufferSlot>> sets;         ///< check: one set per case; bench: rotating input sets
+  std::vector<std::vector<Arg>> args;                ///< per set: solve's arguments (bench's sets share one shape)
   SamplingPolicy policy;                             ///< bench
   HostMemory host_memory = HostMemory::page_locked;  ///< bench, host-pointer exercises
   std::vector<Witness> witnesses;                    ///< bench: timed calls verified by the parent
@@ -184,6 +187,7 @@ const char* status_name(Status status);
 
 struct Reply {
   Status status = Status::runner_error;
+  std::size_t set = 0;     ///< check: the set (case) this reply is for
   std::string message;     ///< what went wrong, in the runtime's or the exception's words
   std::string cuda_error;  ///< cudaError_t name, for cuda_error
   double solve_ms = 0;     ///< wall time of solve (check mode)
@@ -230,7 +234,10 @@ Reply parse_reply(std::string_view text);
 Spec parse_spec(std::string_view text);
 /// The spec as the runner's command line carries it.
 std::string dump_spec(const Spec& spec);
-/// The reply as the runner writes it.
+/// The replies of one runner, one per line, in order; throws ProtocolError if a line is malformed
+/// or a reply's set is out of order (a forged line).
+std::vector<Reply> parse_replies(std::string_view text);
+/// The reply as the runner writes it: one line (dump_reply's JSON has no newline in it).
 std::string dump_reply(const Reply& reply);
 
 }  // namespace cudalab::protocol

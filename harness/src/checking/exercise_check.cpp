@@ -32,17 +32,21 @@ namespace {
 constexpr std::size_t kBufferAlignment = 256;
 constexpr std::size_t kMaxOutputLinesShown = 12;
 
-/// The buffers of one case (one or more input sets) in a shared memory file, mapped here and
-/// inherited by the runner; after them, room for each witness call's outputs (bench).
+/// The buffers of one case (bench: one or more input sets) or of a check's cases (one set each) in
+/// a shared memory file, mapped here and inherited by the runner; after them, room for each witness
+/// call's outputs (bench). With `page_per_set`, each set starts on a page of its own, so that the
+/// runner can leave only the running case's pages reachable.
 class SharedBuffers {
  public:
-  SharedBuffers(const std::vector<std::vector<Buffer>>& sets, std::size_t witnesses) {
+  SharedBuffers(const std::vector<std::vector<Buffer>>& sets, std::size_t witnesses, bool page_per_set = false) {
     auto place = [&](std::size_t bytes) {
       const std::size_t at = total_;
       total_ += (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
       return at;
     };
+    const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     for (const auto& set : sets) {
+      if (page_per_set) total_ = (total_ + page - 1) / page * page;
       std::vector<std::size_t> offsets;
       for (const auto& b : set) offsets.push_back(place(b.bytes.size()));
       offsets_.push_back(std::move(offsets));
@@ -87,6 +91,7 @@ class SharedBuffers {
   [[nodiscard]] std::size_t witness_offset(std::size_t w, std::size_t i) const { return witness_offsets_[w][i]; }
   [[nodiscard]] int fd() const { return fd_; }
   [[nodiscard]] std::size_t offset(std::size_t set, std::size_t i) const { return offsets_[set][i]; }
+  [[nodiscard]] std::size_t sets() const { return offsets_.size(); }
   [[nodiscard]] std::size_t total() const { return total_; }
 
  private:
@@ -109,8 +114,25 @@ protocol::BufferRole role_of(Role r) {
   return protocol::BufferRole::input;
 }
 
+/// solve's arguments at case `c`: the buffers in order, the ints from the case's dimensions.
+std::vector<protocol::Arg> args_at(const TaskInfo& info, const Case& c) {
+  std::vector<protocol::Arg> args;
+  std::size_t next_buffer = 0;
+  for (const auto& p : info.signature.params) {
+    if (p.kind == Param::Kind::buffer) {
+      args.push_back({next_buffer++, 0});
+    } else {
+      args.push_back({std::nullopt, c.dim(p.name)});
+    }
+  }
+  return args;
+}
+
+/// The spec of a run on `sets` of `shared`, from `first_set` on; set i is run at `cases[i]` (bench:
+/// one case for all its sets).
 protocol::Spec make_spec(const RunnerCall& call, const std::vector<std::vector<Buffer>>& sets,
-                         const SharedBuffers& shared) {
+                         const SharedBuffers& shared, const std::vector<const Case*>& cases,
+                         std::size_t first_set = 0) {
   const auto& info = call.task.info();
   protocol::Spec spec = call.spec;
   spec.module = call.module.string();
@@ -118,13 +140,15 @@ protocol::Spec make_spec(const RunnerCall& call, const std::vector<std::vector<B
   spec.device_pointers = info.pointers == PointerKind::device;
   spec.total_bytes = shared.total();
   spec.sets.clear();
-  for (std::size_t set = 0; set < sets.size(); ++set) {
+  spec.args.clear();
+  for (std::size_t set = first_set; set < sets.size(); ++set) {
     std::vector<protocol::BufferSlot> slots;
     for (std::size_t i = 0; i < sets[set].size(); ++i) {
       const Buffer& b = sets[set][i];
       slots.push_back({b.name, shared.offset(set, i), b.bytes.size(), role_of(b.role)});
     }
     spec.sets.push_back(std::move(slots));
+    spec.args.push_back(args_at(info, *cases.at(set)));
   }
   for (std::size_t w = 0; w < spec.witnesses.size(); ++w) {
     spec.witnesses[w].outputs.clear();
@@ -133,15 +157,6 @@ protocol::Spec make_spec(const RunnerCall& call, const std::vector<std::vector<B
       if (b.role != Role::input) {
         spec.witnesses[w].outputs.push_back({b.name, shared.witness_offset(w, i), b.bytes.size(), role_of(b.role)});
       }
-    }
-  }
-  spec.args.clear();
-  std::size_t next_buffer = 0;
-  for (const auto& p : info.signature.params) {
-    if (p.kind == Param::Kind::buffer) {
-      spec.args.push_back({next_buffer++, 0});
-    } else {
-      spec.args.push_back({std::nullopt, call.c.dim(p.name)});
     }
   }
   return spec;
@@ -384,28 +399,20 @@ const CaseResult* ExerciseResult::first_failure() const {
   return nullptr;
 }
 
-CaseResult run_case(const Task& task, const Toolchain& toolchain, const fs::path& module, const Case& c,
-                    std::uint64_t case_seed, const CheckOptions& options) {
-  // The reference runs on another thread while the child runs the submission.
-  const std::shared_ptr<const CaseData> data = case_data(options.case_data, task, c, case_seed);
-  const std::vector<std::vector<Buffer>> sets{data->buffers};
-  RunnerCall call{
-      task, toolchain, module, c, protocol::Spec{}, options.timeout, options.max_output_bytes, options.visible_devices};
-  return call_runner(
-      call, sets, [&](std::size_t) -> const std::vector<Expected>& { return data->expected.get(); }, nullptr);
-}
+namespace {
 
-/// call_runner, inside the sandbox `box` (sandbox.hpp).
-static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& call,
-                                 const std::vector<std::vector<Buffer>>& sets, const ExpectedFn& expected,
-                                 protocol::Reply* reply, ParentClock* clock) {
-  const Task& task = call.task;
-  const Case& c = call.c;
-  CaseResult r;
-  r.c = c;
-  SharedBuffers shared(sets, call.spec.witnesses.size());
-  protocol::Spec spec = make_spec(call, sets, shared);
-  spec.sandbox = box.spec();
+/// What one runner process did: how it ended, and its output as a report shows it.
+struct RunnerProcess {
+  ProcessResult p;
+  std::vector<std::string> shown_output;
+  std::size_t max_result_bytes = 0;  ///< the cap on its replies, all together
+};
+
+/// Starts the runner on `spec` inside `box` and waits for it. `clock` (bench) gets the marks of
+/// the clock pipe; `on_reply` is called as each reply line arrives (check: one per case).
+RunnerProcess spawn_runner(const RunnerSandbox& box, const RunnerCall& call, const protocol::Spec& spec,
+                           const SharedBuffers& shared, ParentClock* clock, std::size_t cases,
+                           const std::function<void()>& on_reply = {}) {
   int result_pipe[2];
   if (pipe2(result_pipe, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a pipe");
   ProcessOptions opts;
@@ -413,9 +420,14 @@ static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& cal
   opts.inherit = {{shared.fd(), protocol::kBuffersFd}, {result_pipe[1], protocol::kReplyFd}};
   opts.result_fd = result_pipe[0];
   opts.close_after_spawn = {result_pipe[1]};
-  opts.timeout = call.timeout;
-  opts.max_output_bytes = call.max_output_bytes;
-  opts.max_result_bytes = protocol::kMaxReplyBytes;
+  // Each case has the timeout from the end of the one before (its reply line); all of them
+  // together, as many timeouts, so that a stream of forged lines cannot keep it alive.
+  opts.timeout = call.timeout * static_cast<long>(std::max<std::size_t>(cases, 1));
+  if (cases > 1) opts.result_line_timeout = call.timeout;
+  opts.on_result_line = on_reply;
+  opts.max_output_bytes = call.max_output_bytes * std::max<std::size_t>(cases, 1);
+  // A reply is a few kilobytes; the cap is for a flood, whatever the number of cases.
+  opts.max_result_bytes = protocol::kMaxReplyBytes * (cases > 1 ? 2 : 1);
   box.apply(opts);  // limits, clean environment, private working folder
   std::optional<ClockWatch> watch;
   if (spec.clock_batches && clock != nullptr) {
@@ -423,15 +435,24 @@ static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& cal
     opts.inherit.emplace_back(watch->write_end(), protocol::kClockFd);
     opts.close_after_spawn.push_back(watch->write_end());
   }
-  ProcessResult p = run_process(opts);
+  RunnerProcess run{run_process(opts), {}, opts.max_result_bytes};
   close(result_pipe[0]);
   if (watch) clock->marks = watch->finish();
-  const auto shown_output = output_lines(p.output, p.output_bytes);
+  run.shown_output = output_lines(run.p.output, run.p.output_bytes);
+  return run;
+}
+
+/// The verdict of a case whose process ended before replying for it (or whose reply overflowed):
+/// a timeout, a crash, a flood of output, an exit.
+CaseResult ended_without_reply(const RunnerSandbox& box, const RunnerCall& call, const RunnerProcess& run,
+                               const Case& c) {
+  const ProcessResult& p = run.p;
+  CaseResult r;
+  r.c = c;
   if (p.result_overflow) {
     r.verdict = Verdict::runner_error;
-    r.message =
-        fmt::format("the runner's reply at {} was longer than {}: did solve write to file descriptor {}?", c.label(),
-                    describe_bytes(static_cast<double>(protocol::kMaxReplyBytes)), protocol::kReplyFd);
+    r.message = fmt::format("the runner's reply at {} was longer than {}: did solve write to file descriptor {}?",
+                            c.label(), describe_bytes(static_cast<double>(run.max_result_bytes)), protocol::kReplyFd);
     return r;
   }
   switch (p.status) {
@@ -441,13 +462,13 @@ static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& cal
           "did not finish within {:.0f} s at {}: a loop that never ends, or a barrier "
           "that not every thread of the block reaches?",
           call.timeout.count() / 1000.0, c.label());
-      if (p.output_bytes > 0) r.details = shown_output;
+      if (p.output_bytes > 0) r.details = run.shown_output;
       return r;
     case ProcessResult::Status::output_flood:
       r.verdict = Verdict::output_flood;
       r.message = fmt::format("printed more than {} at {} and was stopped: remove debugging output",
                               describe_bytes(static_cast<double>(call.max_output_bytes)), c.label());
-      r.details = shown_output;
+      r.details = run.shown_output;
       return r;
     case ProcessResult::Status::spawn_failed:
       r.verdict = Verdict::runner_error;
@@ -457,40 +478,28 @@ static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& cal
       r.verdict = Verdict::crash;
       r.message = fmt::format("crashed with {} at {}", describe_signal(p.signal), c.label());
       if (auto why = box.explain_signal(p.signal)) r.message += ": " + *why;
-      r.details = shown_output;
+      r.details = run.shown_output;
       return r;
     case ProcessResult::Status::exited:
       break;
   }
-  if (p.result.empty()) {
-    r.verdict = Verdict::crash;
-    r.message =
-        fmt::format("the program exited with code {} during solve at {} (did it call exit()?)", p.exit_code, c.label());
-    r.details = shown_output;
-    return r;
-  }
-  // The reply comes from a process that ran student code: read it as untrusted input.
-  protocol::Reply result;
-  try {
-    result = protocol::parse_reply(p.result);
-  } catch (const protocol::ProtocolError& e) {
-    r.verdict = Verdict::runner_error;
-    r.message = fmt::format("the runner's reply at {} is unusable ({}); did solve write to file descriptor {}?",
-                            c.label(), e.what(), protocol::kReplyFd);
-    r.details = shown_output;
-    return r;
-  }
+  r.verdict = Verdict::crash;
+  r.message =
+      fmt::format("the program exited with code {} during solve at {} (did it call exit()?)", p.exit_code, c.label());
+  r.details = run.shown_output;
+  return r;
+}
+
+/// Fills `r` from a reply; false when the reply's status is a failure (then `r` says which).
+bool take_reply(const RunnerCall& call, const protocol::Reply& result, CaseResult& r) {
+  const Case& c = r.c;
   r.solve_ms = result.solve_ms;
   r.records = result.records;
   r.launches_recorded = result.launches_recorded;
-  if (p.output_bytes > 0) {
-    r.details.emplace_back("the program printed:");
-    r.details.insert(r.details.end(), shown_output.begin(), shown_output.end());
-  }
   const std::string& message = result.message;
   switch (result.status) {
     case protocol::Status::ok:
-      break;
+      return true;
     case protocol::Status::exception:
       if (message.rfind("not implemented yet", 0) == 0) {
         r.verdict = Verdict::not_implemented;
@@ -500,7 +509,7 @@ static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& cal
         r.message = fmt::format("solve threw an exception at {}: {}", c.label(), message);
       }
       if (const auto& f = result.records.first_failed_call) r.hints.push_back(describe_failed_call(*f));
-      return r;
+      return false;
     case protocol::Status::cuda_error:
       r.verdict = Verdict::cuda_error;
       // The first runtime call that failed says more than the error that surfaced at the end.
@@ -511,23 +520,216 @@ static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& cal
       } else {
         r.message = fmt::format("{} at {}: {}", result.cuda_error, c.label(), message);
       }
-      if (auto hint = host_memory_hint(task.info(), result)) r.hints.push_back(*hint);
-      return r;
+      if (auto hint = host_memory_hint(call.task.info(), result)) r.hints.push_back(*hint);
+      return false;
     case protocol::Status::missing_symbol:
       r.verdict = Verdict::wrong_signature;
-      r.message = "no function `" + task.info().signature.text() + "` in the file: the signature must match exactly";
+      r.message =
+          "no function `" + call.task.info().signature.text() + "` in the file: the signature must match exactly";
       for (const auto& s : solve_like_symbols(call.module)) r.hints.push_back("the file defines " + s);
-      return r;
+      return false;
     case protocol::Status::load_error:
       r.verdict = Verdict::load_error;
       r.message = "cannot load the compiled module: " + message;
-      return r;
+      return false;
     case protocol::Status::no_device:
     case protocol::Status::runner_error:
       r.verdict = Verdict::runner_error;
       r.message = std::string(protocol::status_name(result.status)) + ": " + message;
-      return r;
+      return false;
   }
+  return false;
+}
+
+/// What the runner's process printed, after a case's details.
+void add_printed(const RunnerProcess& run, CaseResult& r) {
+  if (run.p.output_bytes == 0) return;
+  r.details.emplace_back("the program printed:");
+  r.details.insert(r.details.end(), run.shown_output.begin(), run.shown_output.end());
+}
+
+/// "the runner's reply at n=4 is unusable (…)".
+CaseResult unusable_reply(const RunnerProcess& run, const Case& c, const protocol::ProtocolError& e) {
+  CaseResult r;
+  r.c = c;
+  r.verdict = Verdict::runner_error;
+  r.message = fmt::format("the runner's reply at {} is unusable ({}); did solve write to file descriptor {}?",
+                          c.label(), e.what(), protocol::kReplyFd);
+  r.details = run.shown_output;
+  return r;
+}
+
+/// What the sandbox stopped, named once per check whatever the verdict, so that reports and
+/// gradebooks show it (each reply carries all its process has blocked so far).
+void name_blocked(std::vector<std::string>& named, CaseResult& r) {
+  for (const auto& blocked : r.records.blocked) {
+    if (std::ranges::find(named, blocked) != named.end()) continue;
+    named.push_back(blocked);
+    r.hints.push_back("the sandbox blocked: " + blocked);
+  }
+}
+
+/// The sandbox of one runner process into `box`; false (with `failure` saying why) if it cannot be made.
+bool make_box(const RunnerCall& call, std::optional<RunnerSandbox>& box, CaseResult& failure) {
+  try {
+    box.emplace(SandboxOptions{call.toolchain.backend(), call.timeout, call.module, call.visible_devices});
+    return true;
+  } catch (const std::runtime_error& e) {
+    failure.c = call.c;
+    failure.verdict = Verdict::runner_error;
+    failure.message = e.what();
+    return false;
+  }
+}
+
+/// run_cases with the seeds given.
+std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& toolchain, const fs::path& module,
+                                         const std::vector<Case>& cases, const std::vector<std::uint64_t>& seeds,
+                                         const CheckOptions& options, const ProgressFn& progress) {
+  // Every case's inputs first (the references are computed meanwhile, on threads of their own).
+  std::vector<std::shared_ptr<const CaseData>> data;
+  std::vector<std::vector<Buffer>> sets;
+  std::vector<const Case*> case_of_set;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    data.push_back(case_data(options.case_data, task, cases[i], seeds[i]));
+    sets.push_back(data.back()->buffers);
+    case_of_set.push_back(&cases[i]);
+  }
+  const SharedBuffers shared(sets, 0, /*page_per_set=*/true);
+  std::vector<CaseResult> results;
+  std::vector<std::string> blocked_named;
+  // One runner for every case left; after a case that ends its process, another for the rest.
+  while (results.size() < cases.size()) {
+    const std::size_t first = results.size();
+    RunnerCall call{task,
+                    toolchain,
+                    module,
+                    cases[first],
+                    protocol::Spec{},
+                    options.timeout,
+                    options.max_output_bytes,
+                    options.visible_devices};
+    CaseResult failure;
+    std::optional<RunnerSandbox> box;
+    if (!make_box(call, box, failure)) {
+      results.push_back(std::move(failure));
+      break;
+    }
+    protocol::Spec spec = make_spec(call, sets, shared, case_of_set, first);
+    spec.sandbox = box->spec();
+    std::size_t replied = 0;
+    if (progress) progress(task, first, cases.size(), cases[first]);
+    const auto on_reply = [&] {
+      ++replied;
+      if (progress && first + replied < cases.size()) {
+        progress(task, first + replied, cases.size(), cases[first + replied]);
+      }
+    };
+    const RunnerProcess run = spawn_runner(*box, call, spec, shared, nullptr, cases.size() - first, on_reply);
+    // Whole lines only: a line cut short is the process's end (a crash, a flood), judged below.
+    const std::string_view text = run.p.result;
+    const std::size_t last_newline = text.rfind('\n');
+    const std::string_view whole =
+        last_newline == std::string_view::npos ? text.substr(0, 0) : text.substr(0, last_newline + 1);
+    const bool cut_short = whole.size() < text.size() && !run.p.result_overflow;
+    std::vector<protocol::Reply> replies;
+    std::optional<CaseResult> unusable;
+    try {
+      replies = protocol::parse_replies(whole);
+      if (cut_short && run.p.status == ProcessResult::Status::exited) {
+        throw protocol::ProtocolError("malformed reply: not a whole line");
+      }
+    } catch (const protocol::ProtocolError& e) {
+      // The replies before the bad line are lost with it: the case after the last good one is blamed.
+      unusable = unusable_reply(run, cases[first], e);
+    }
+    bool ended = false;
+    for (std::size_t k = 0; k < replies.size() && first + k < cases.size() && !ended; ++k) {
+      const Case& c = cases[first + k];
+      CaseResult r;
+      r.c = c;
+      call.c = c;
+      if (take_reply(call, replies[k], r)) {
+        const std::size_t set = first + k;
+        std::vector<Buffer> after = sets[set];
+        shared.copy_out(set, after);
+        judge_outputs(task, c, sets[set], after, data[set]->expected.get(), r);
+      } else {
+        ended = true;  // the runner stops after a failed case
+      }
+      // The process's output is one for its cases: shown with its first and with each failure.
+      if (k == 0 || r.verdict != Verdict::passed) add_printed(run, r);
+      name_blocked(blocked_named, r);
+      results.push_back(std::move(r));
+      if (stops_check(results.back().verdict)) ended = true;
+    }
+    if (!ended && results.size() < cases.size()) {
+      // The process ended (or was stopped) before replying for the next case.
+      CaseResult r = unusable ? std::move(*unusable) : ended_without_reply(*box, call, run, cases[results.size()]);
+      r.c = cases[results.size()];
+      results.push_back(std::move(r));
+    }
+    if (auto left = box->clean_up()) results.back().hints.push_back(*left);
+    if (stops_check(results.back().verdict)) break;
+  }
+  return results;
+}
+
+}  // namespace
+
+bool stops_check(Verdict v) {
+  switch (v) {
+    case Verdict::timeout:
+    case Verdict::not_implemented:
+    case Verdict::wrong_signature:
+    case Verdict::load_error:
+    case Verdict::runner_error:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::vector<CaseResult> run_cases(const Task& task, const Toolchain& toolchain, const fs::path& module,
+                                  const std::vector<Case>& cases, const CheckOptions& options,
+                                  const ProgressFn& progress) {
+  std::vector<std::uint64_t> seeds;
+  for (const Case& c : cases) seeds.push_back(case_seed(options.seed, task.info(), c));
+  return run_cases_seeded(task, toolchain, module, cases, seeds, options, progress);
+}
+
+CaseResult run_case(const Task& task, const Toolchain& toolchain, const fs::path& module, const Case& c,
+                    std::uint64_t case_seed, const CheckOptions& options) {
+  return run_cases_seeded(task, toolchain, module, {c}, {case_seed}, options, {}).front();
+}
+
+/// call_runner, inside the sandbox `box` (sandbox.hpp).
+static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& call,
+                                 const std::vector<std::vector<Buffer>>& sets, const ExpectedFn& expected,
+                                 protocol::Reply* reply, ParentClock* clock) {
+  const Task& task = call.task;
+  const Case& c = call.c;
+  SharedBuffers shared(sets, call.spec.witnesses.size());
+  protocol::Spec spec = make_spec(call, sets, shared, std::vector<const Case*>(sets.size(), &c));
+  spec.sandbox = box.spec();
+  const RunnerProcess run = spawn_runner(box, call, spec, shared, clock, 1);
+  if (run.p.result.empty() || run.p.result_overflow || run.p.status != ProcessResult::Status::exited) {
+    return ended_without_reply(box, call, run, c);
+  }
+  // The reply comes from a process that ran student code: read it as untrusted input.
+  protocol::Reply result;
+  try {
+    const std::vector<protocol::Reply> replies = protocol::parse_replies(run.p.result);
+    if (replies.size() != 1) throw protocol::ProtocolError("malformed reply: more than one");
+    result = replies.front();
+  } catch (const protocol::ProtocolError& e) {
+    return unusable_reply(run, c, e);
+  }
+  CaseResult r;
+  r.c = c;
+  const bool ok = take_reply(call, result, r);
+  add_printed(run, r);
+  if (!ok) return r;
   if (reply != nullptr) *reply = result;
   if (!judge_witnesses(task, c, spec, result, sets, shared, expected, r)) return r;
   // Every input set is judged: in a benchmark, each holds the result of its last timed call.
@@ -542,19 +744,12 @@ static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& cal
 
 CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buffer>>& sets, const ExpectedFn& expected,
                        protocol::Reply* reply, ParentClock* clock) {
+  CaseResult failure;
   std::optional<RunnerSandbox> box;
-  try {
-    box.emplace(SandboxOptions{call.toolchain.backend(), call.timeout, call.module, call.visible_devices});
-  } catch (const std::runtime_error& e) {
-    CaseResult r;
-    r.c = call.c;
-    r.verdict = Verdict::runner_error;
-    r.message = e.what();
-    return r;
-  }
+  if (!make_box(call, box, failure)) return failure;
   CaseResult r = call_runner_in(*box, call, sets, expected, reply, clock);
-  // What the sandbox stopped is named whatever the verdict, so that reports and gradebooks show it.
-  for (const auto& blocked : r.records.blocked) r.hints.push_back("the sandbox blocked: " + blocked);
+  std::vector<std::string> named;
+  name_blocked(named, r);
   if (auto left = box->clean_up()) r.hints.push_back(*left);
   return r;
 }
@@ -592,32 +787,14 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
     result.verdict = Verdict::compile_error;
     return result;
   }
-  bool stop = false;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (stop) {
-      CaseResult skipped;
-      skipped.c = cases[i];
-      skipped.verdict = Verdict::skipped;
-      skipped.message = "not run after the failure above";
-      result.cases.push_back(std::move(skipped));
-      continue;
-    }
-    if (progress) progress(task, i, cases.size(), cases[i]);
-    CaseResult r = run_case(task, toolchain, result.compile.module, cases[i],
-                            case_seed(options.seed, task.info(), cases[i]), options);
-    // These do not depend on the size: one report is enough.
-    switch (r.verdict) {
-      case Verdict::timeout:
-      case Verdict::not_implemented:
-      case Verdict::wrong_signature:
-      case Verdict::load_error:
-      case Verdict::runner_error:
-        stop = true;
-        break;
-      default:
-        break;
-    }
-    result.cases.push_back(std::move(r));
+  result.cases = run_cases(task, toolchain, result.compile.module, cases, options, progress);
+  // What stops a check does not depend on the size (stops_check): one report is enough.
+  for (std::size_t i = result.cases.size(); i < cases.size(); ++i) {
+    CaseResult skipped;
+    skipped.c = cases[i];
+    skipped.verdict = Verdict::skipped;
+    skipped.message = "not run after the failure above";
+    result.cases.push_back(std::move(skipped));
   }
   std::vector<CaseOutcome> outcomes;
   for (const auto& c : result.cases) {

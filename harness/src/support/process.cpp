@@ -383,6 +383,7 @@ ProcessResult run_process(const ProcessOptions& options) {
   bool flood = false;        // more output than max_output_bytes
   bool poll_failed = false;  // no way left to wait within the deadline: the child is killed
   char buf[65536];
+  auto last_line = start;  // when the last newline arrived on result_fd
   // Waits up to timeout_ms for the pipes (and watch_fd, the pidfd) and reads what they have.
   // Returns false when there was nothing to read.
   const auto pump = [&](int timeout_ms, int watch_fd) {
@@ -423,6 +424,10 @@ ProcessResult run_process(const ProcessOptions& options) {
       } else {
         const std::size_t room = options.max_result_bytes - result.result.size();
         result.result.append(buf, std::min(bytes, room));
+        if (const auto lines = std::count(buf, buf + std::min(bytes, room), '\n'); lines > 0) {
+          last_line = Clock::now();
+          for (long i = 0; i < lines && options.on_result_line; ++i) options.on_result_line();
+        }
         if (bytes > room) {  // no need to read on, and no reason to let the child run on
           result.result_overflow = true;
           res_fd = -1;
@@ -433,10 +438,11 @@ ProcessResult run_process(const ProcessOptions& options) {
     return true;
   };
 
-  const auto deadline = start + options.timeout;
   bool timed_out = false;
   while (!ended && !flood && !poll_failed) {
     const auto now = Clock::now();
+    auto deadline = start + options.timeout;
+    if (options.result_line_timeout) deadline = std::min(deadline, last_line + *options.result_line_timeout);
     if (now >= deadline) {
       timed_out = true;
       break;

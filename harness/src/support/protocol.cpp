@@ -225,7 +225,11 @@ void from_json(const json& j, Spec& s) {
   if (!sets.is_array() || sets.empty()) throw ProtocolError("field 'sets' holds no input set");
   s.sets.clear();
   for (const auto& set : sets) s.sets.push_back(set.get<std::vector<BufferSlot>>());
-  s.args = list_field<Arg>(j, "args");
+  const json& args = field(j, "args");
+  if (!args.is_array() || args.size() != s.sets.size())
+    throw ProtocolError("field 'args' does not hold one list per set");
+  s.args.clear();
+  for (const auto& list : args) s.args.push_back(list.get<std::vector<Arg>>());
   for (const auto& set : s.sets) {
     if (set.size() != s.sets.front().size()) throw ProtocolError("input sets differ in their buffers");
     for (const auto& b : set) {
@@ -234,8 +238,10 @@ void from_json(const json& j, Spec& s) {
       }
     }
   }
-  for (const auto& a : s.args) {
-    if (a.buffer && *a.buffer >= s.sets.front().size()) throw ProtocolError("an argument names no buffer");
+  for (const auto& list : s.args) {
+    for (const auto& a : list) {
+      if (a.buffer && *a.buffer >= s.sets.front().size()) throw ProtocolError("an argument names no buffer");
+    }
   }
   const json& p = field(j, "policy");
   s.policy.warmup_runs = count_field(p, "warmup_runs");
@@ -336,6 +342,7 @@ void from_json(const json& j, Records& r) {
 
 void to_json(json& j, const Reply& r) {
   j = json{{"status", status_name(r.status)},
+           {"set", r.set},
            {"message", r.message},
            {"cuda_error", r.cuda_error},
            {"solve_ms", r.solve_ms},
@@ -354,6 +361,7 @@ void to_json(json& j, const Reply& r) {
 
 void from_json(const json& j, Reply& r) {
   r.status = enum_field(j, "status", status_names);
+  r.set = count_field(j, "set");
   r.message = text_field(j, "message");
   r.cuda_error = text_field(j, "cuda_error");
   r.solve_ms = seconds_field(j, "solve_ms", nullptr);
@@ -374,6 +382,17 @@ void from_json(const json& j, Reply& r) {
 Reply parse_reply(std::string_view text) {
   if (text.size() > kMaxReplyBytes) throw ProtocolError("malformed reply: longer than the protocol allows");
   return parse_checked<Reply>(text, "reply");
+}
+
+std::vector<Reply> parse_replies(std::string_view text) {
+  std::vector<Reply> replies;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    replies.push_back(parse_reply(text.substr(0, end)));
+    if (replies.back().set != replies.size() - 1) throw ProtocolError("malformed reply: its set is out of order");
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+  }
+  return replies;
 }
 
 Spec parse_spec(std::string_view text) { return parse_checked<Spec>(text, "spec"); }

@@ -90,7 +90,8 @@ class GpuToolchain final : public Toolchain {
     // The source path is part of the key: nvcc bakes it into messages and line info. So are nvcc's
     // own version (an upgraded toolkit in the same place) and the architecture "native" stood for
     // (a cache folder shared by machines with different GPUs).
-    const std::string key = content_key({"gpu", text, flag_text, nvcc_.string(), nvcc_version(), source.string()});
+    const std::string key = content_key(
+        {"gpu", text, local_includes(source, text), flag_text, nvcc_.string(), nvcc_version(), source.string()});
     return cached_compile(config_.cache_dir / "gpu", key, [&](const fs::path& out, std::string& command) {
       ProcessOptions opts;
       opts.argv = {nvcc_.string()};

@@ -31,6 +31,40 @@ std::string content_key(const std::vector<std::string_view>& parts) {
   return hex;
 }
 
+std::string local_includes(const fs::path& source, const std::string& text) {
+  std::string out;
+  std::set<fs::path> seen;
+  // Each file's quoted includes, looked up beside that file; a bounded number of files in all.
+  std::vector<std::pair<fs::path, std::string>> todo{{source, text}};
+  while (!todo.empty() && seen.size() < 256) {
+    auto [file, content] = std::move(todo.back());
+    todo.pop_back();
+    std::istringstream lines(content);
+    std::string line;
+    while (std::getline(lines, line)) {
+      const auto hash = line.find_first_not_of(" \t");
+      if (hash == std::string::npos || line[hash] != '#') continue;
+      const auto include = line.find("include", hash);
+      const auto open = line.find('"', hash);
+      if (include == std::string::npos || open == std::string::npos || open < include) continue;
+      const auto close = line.find('"', open + 1);
+      if (close == std::string::npos) continue;
+      std::error_code ec;
+      const fs::path header = fs::weakly_canonical(file.parent_path() / line.substr(open + 1, close - open - 1), ec);
+      if (ec || !fs::is_regular_file(header, ec) || !seen.insert(header).second) continue;
+      std::string header_text;
+      try {
+        header_text = read_file(header);
+      } catch (const std::runtime_error&) {
+        continue;  // unreadable: the compiler will say so
+      }
+      out += header.string() + '\n' + header_text + '\n';
+      todo.emplace_back(header, std::move(header_text));
+    }
+  }
+  return out;
+}
+
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path.string());

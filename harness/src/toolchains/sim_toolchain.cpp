@@ -123,8 +123,8 @@ class SimToolchain final : public Toolchain {
                                             "-shared",    "-pthread", "-fno-strict-aliasing"};
     std::string flag_text;
     for (const auto& f : flags) flag_text += f + ' ';
-    const std::string key =
-        content_key({kSimAbi, text, shown, flag_text, version(), fingerprint(), config_.runner_dir.string()});
+    const std::string key = content_key({kSimAbi, text, local_includes(source, text), shown, flag_text, version(),
+                                         fingerprint(), config_.runner_dir.string()});
     const fs::path dir = config_.cache_dir / "sim";
     return cached_compile(dir, key, [&](const fs::path& out, std::string& command) {
       const sim::Translation tr = cudalab::sim::translate(text, shown);

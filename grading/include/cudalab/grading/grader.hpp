@@ -65,6 +65,11 @@ struct GradeSummary {
   double compile_s = 0;
   double check_s = 0;
   double timing_s = 0;
+  /// The wall time of the two phases: compiling and checking (many workers at once), then timing
+  /// (one attempt per GPU at a time). Together about wall_s.
+  double check_phase_s = 0;
+  double timing_phase_s = 0;
+  unsigned check_workers = 0;  ///< workers of the first phase
   double wall_s = 0;
   std::string sandbox_line;  ///< which protections the runners had (sandbox.hpp)
 };

@@ -20,6 +20,11 @@ std::string content_key(const std::vector<std::string_view>& parts);
 /// Reads a whole file; throws std::runtime_error with the path when it cannot.
 std::string read_file(const std::filesystem::path& path);
 
+/// The files a source includes with `#include "name"` that exist beside it (or beside the file
+/// that includes them), recursively, each as its path and content: part of a module's cache key,
+/// so that editing a header of one's own recompiles the kernel that includes it.
+std::string local_includes(const std::filesystem::path& source, const std::string& text);
+
 /// How long a compiled module stays in the cache after its last use.
 inline constexpr std::chrono::hours kModuleMaxAge{24 * 30};
 

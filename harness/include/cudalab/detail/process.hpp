@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -31,6 +32,11 @@ struct ProcessOptions {
   int result_fd = -1;                        ///< parent end of a pipe whose content is collected apart from the output
   std::vector<int> close_after_spawn;        ///< parent fds meant for the child only (the write end of that pipe)
   std::chrono::milliseconds timeout{60'000};
+  /// When set, the child is also stopped once this long has passed since the last newline on
+  /// result_fd (or since the start): a deadline per line of result, within `timeout` for all.
+  std::optional<std::chrono::milliseconds> result_line_timeout;
+  /// Called on the waiting thread for each newline that arrives on result_fd.
+  std::function<void()> on_result_line;
   std::size_t max_output_bytes = 1 << 20;    ///< stdout+stderr beyond this: the child is killed
   std::size_t kept_output_bytes = 16 << 10;  ///< how much of the output is kept for the report
   std::size_t max_result_bytes = 1 << 20;    ///< result_fd beyond this: the child is killed, result_overflow set

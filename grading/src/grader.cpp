@@ -100,7 +100,12 @@ struct Device {
 class Held {
  public:
   Held(GpuPool& pool, bool alone) : pool_(pool), alone_(alone), gpu_(alone ? pool.take_alone() : pool.share()) {}
-  ~Held() { pool_.release(gpu_, alone_); }
+  ~Held() { release(); }
+  /// Gives the GPU back before the end of the scope (once).
+  void release() {
+    if (released_.exchange(true)) return;
+    pool_.release(gpu_, alone_);
+  }
   Held(const Held&) = delete;
   Held& operator=(const Held&) = delete;
   [[nodiscard]] std::size_t gpu() const { return gpu_; }
@@ -108,6 +113,7 @@ class Held {
  private:
   GpuPool& pool_;
   bool alone_;
+  std::atomic<bool> released_{false};
   std::size_t gpu_;
 };
 
@@ -353,7 +359,11 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
     if (progress) {
       const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
       const double eta = elapsed / static_cast<double>(done) * static_cast<double>(jobs.size() - done);
-      progress({done, jobs.size(), a.student + " " + a.exercise, eta});
+      // Where each attempt's time went, so that a slow class can be read from its log.
+      progress({done, jobs.size(),
+                fmt::format("{} {}: {} in {:.1f} s (compiling {:.1f}, checking {:.1f}, timing {:.1f})", a.student,
+                            a.exercise, a.verdict, a.seconds, p.compiling, p.checking, p.timing),
+                eta});
     }
   };
 
@@ -416,12 +426,14 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
     const Job& job = *p.job;
     const auto timing_start = Clock::now();
     try {
-      const Held held(gpus, true);
+      Held held(gpus, true);
       Device& d = *devices[held.gpu()];
       // The GPU that timed it is the attempt's device; its speed is against the reference timed there.
       a.device = d.name;
       BenchOptions on_d = bench;
       on_d.visible_devices = d.visible;
+      // Judging the outputs is the CPU's work: the next attempt times meanwhile.
+      on_d.after_timed_run = [&held] { held.release(); };
       const auto reference = d.references.get(*job.task, toolchain, *d.peaks, on_d);
       const BenchOutcome timed = bench_exercise(*job.task, toolchain, job.source, *d.peaks, on_d);
       if (timed.verdict == Verdict::passed && !timed.measurements.empty()) {
@@ -477,7 +489,8 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
   std::ranges::sort(to_time);  // in the order of the class, whichever check ended first
   const auto timing_phase_start = Clock::now();
   std::atomic<std::size_t> next_timed{0};
-  run_workers(static_cast<unsigned>(devices.size()), [&] {
+  // Two workers per GPU: while one judges what its timed run left, the other times.
+  run_workers(static_cast<unsigned>(2 * devices.size()), [&] {
     for (std::size_t k = next_timed++; k < to_time.size(); k = next_timed++) {
       time_one(pending[to_time[k]]);
       finish(pending[to_time[k]]);

@@ -83,6 +83,31 @@ TEST(Bench, AWrongKernelIsNotMeasured) {
   EXPECT_NE(out.message.find("wrong output at n=1000"), std::string::npos) << out.message;
 }
 
+// Grading gives the GPU to the next attempt as soon as a timed run has ended: once per bench,
+// after the last case's runner, and before the outputs are judged (a wrong one still fails).
+TEST(Bench, SaysOnceWhenTheTimedRunsAreOverBeforeJudging) {
+  REQUIRE_FILE(fs::path(CUDALAB_SOURCE_DIR) / "tests/wrong/02_vector_add/ignores_b.cu");
+  auto toolchain = sim_toolchain();
+  if (!toolchain) GTEST_SKIP() << "this build has no simulator";
+  const Task& task = *find_task("02_vector_add");
+  auto options = quick_options();
+  options.cpu_baselines = false;
+  options.sizes = {1000, 1025};
+  int calls = 0;
+  options.after_timed_run = [&] { ++calls; };
+  auto out = bench_exercise(task, *toolchain, fs::path(CUDALAB_SOURCE_DIR) / "solutions/02_vector_add/kernel.cu",
+                            Peaks{}, options);
+  ASSERT_EQ(out.verdict, Verdict::passed) << out.message;
+  EXPECT_EQ(out.measurements.size(), 2u);
+  EXPECT_EQ(calls, 1) << "after the last of the two cases only";
+  options.sizes = {1000};
+  calls = 0;
+  out = bench_exercise(task, *toolchain, fs::path(CUDALAB_SOURCE_DIR) / "tests/wrong/02_vector_add/ignores_b.cu",
+                       Peaks{}, options);
+  EXPECT_EQ(out.verdict, Verdict::wrong_output);
+  EXPECT_EQ(calls, 1) << "the run ended before its outputs were judged wrong";
+}
+
 TEST(Bench, LadderStepsThatBreakARuleAreMeasuredWithANote) {
   REQUIRE_FILE(fs::path(CUDALAB_SOURCE_DIR) / "tests/wrong/03_matmul/naive_no_shared.cu");
   auto toolchain = sim_toolchain();

@@ -1,6 +1,7 @@
 // Speed that cannot be faked from inside the submission: the fakes of tests/fakes, each built as a
 // dishonest student would, are refused or detected and named by `bench` (and so by `grade`), on the
 // simulator and, where there is one, on the GPU. The honest solutions pass the same checks.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "cudalab/exercise_bench.hpp"
@@ -86,6 +87,8 @@ const std::vector<Fake> kFakes = {
     {"05_reduce", "memoizes.cu", Verdict::impossible_speed, "cannot be true"},
     // Replaces the runner's reply: the parent's clock saw no timed batch.
     {"02_vector_add", "forges_reply.cu", Verdict::timing_mismatch, "saw none"},
+    // A reply that claims no time at all: no rate to refuse, and still impossible.
+    {"02_vector_add", "claims_no_time.cu", Verdict::impossible_speed, "cannot be true"},
     // Paced clock marks, but a reply that claims far less.
     {"02_vector_add", "forges_reply_paced.cu", Verdict::timing_mismatch, "but the runner reported"},
 };
@@ -121,7 +124,10 @@ TEST(Fakes, AreCaughtOnTheGpu) {
   const BenchOutcome instant =
       bench_fake(target, {"02_vector_add", "forges_reply_and_clock.cu", Verdict::timing_mismatch, ""});
   EXPECT_TRUE(instant.verdict == Verdict::timing_mismatch || instant.verdict == Verdict::impossible_speed)
-      << instant.message;
+      << verdict_name(instant.verdict) << ": " << instant.message
+      << (instant.measurements.empty()
+              ? std::string()
+              : fmt::format(" (measured median {} s)", instant.measurements.front().summary.median));
   expect_caught(target, fakes);
 }
 

@@ -48,6 +48,9 @@ struct BenchOptions {
   /// a grader, which scores the end-to-end time, saves the second this takes.
   bool kernel_traces = true;
   CaseDataCache* case_data = nullptr;  ///< inputs and expected outputs shared between benches; null: made here
+  /// Called once the submission's last timed runner has ended, before its outputs are judged,
+  /// where no run of the reference solution follows: the GPU is no longer needed.
+  std::function<void()> after_timed_run;
 };
 
 /// One exercise's measurements, or why it could not be measured.

@@ -84,7 +84,8 @@ struct RunnerCall {
   protocol::Spec spec;
   std::chrono::milliseconds timeout;
   std::size_t max_output_bytes;
-  std::string visible_devices = {};  ///< CUDA_VISIBLE_DEVICES for the runner; empty: as inherited
+  std::string visible_devices = {};      ///< CUDA_VISIBLE_DEVICES for the runner; empty: as inherited
+  std::function<void()> after_run = {};  ///< called once the runner's process has ended, before judging
 };
 
 /// One byte the runner wrote on the clock pipe, and when the parent read it (seconds since the spawn).

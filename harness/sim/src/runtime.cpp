@@ -11,6 +11,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <new>
 #include <set>
 #include <unordered_map>
 
@@ -46,7 +47,11 @@ struct State {
 };
 
 State& state() {
-  static State* s = new State;  // never destroyed: kernels may run during static destruction
+  // Never destroyed (kernels may run during static destruction), and not on the heap: "device"
+  // memory is heap memory here, and a kernel that writes past its allocation must not reach the
+  // runtime's own lock (it did, and the next copy waited forever).
+  alignas(State) static unsigned char storage[sizeof(State)];
+  static State* s = new (storage) State;
   return *s;
 }
 

@@ -76,17 +76,22 @@ class SharedBuffers {
     if (fd_ >= 0) close(fd_);
   }
 
-  void copy_out(std::size_t set, std::vector<Buffer>& buffers) const {
-    for (std::size_t i = 0; i < buffers.size(); ++i) {
-      std::memcpy(buffers[i].bytes.data(), base_ + offsets_[set][i], buffers[i].bytes.size());
-    }
+  /// Set `set`'s buffers as the runner left them (names and shapes from `like`), each read once
+  /// from the file: a check's large case is gigabytes, copied as few times as it can be.
+  [[nodiscard]] std::vector<Buffer> read(std::size_t set, const std::vector<Buffer>& like) const {
+    std::vector<Buffer> out;
+    out.reserve(like.size());
+    for (std::size_t i = 0; i < like.size(); ++i) out.push_back(shell_with(like[i], base_ + offsets_[set][i]));
+    return out;
   }
-  /// Witness `w`'s outputs into the output buffers of `buffers` (a copy of its set's inputs).
-  void copy_out_witness(std::size_t w, std::vector<Buffer>& buffers) const {
-    for (std::size_t i = 0; i < buffers.size(); ++i) {
-      if (buffers[i].role == Role::input) continue;
-      std::memcpy(buffers[i].bytes.data(), base_ + witness_offsets_[w][i], buffers[i].bytes.size());
+  /// Witness `w`'s outputs, with the inputs of `like` (its set) beside them.
+  [[nodiscard]] std::vector<Buffer> read_witness(std::size_t w, const std::vector<Buffer>& like) const {
+    std::vector<Buffer> out;
+    out.reserve(like.size());
+    for (std::size_t i = 0; i < like.size(); ++i) {
+      out.push_back(like[i].role == Role::input ? like[i] : shell_with(like[i], base_ + witness_offsets_[w][i]));
     }
+    return out;
   }
   [[nodiscard]] std::size_t witness_offset(std::size_t w, std::size_t i) const { return witness_offsets_[w][i]; }
   [[nodiscard]] int fd() const { return fd_; }
@@ -97,6 +102,13 @@ class SharedBuffers {
  private:
   std::vector<std::vector<std::size_t>> offsets_;
   std::vector<std::vector<std::size_t>> witness_offsets_;
+  /// `like`'s name and shape with its bytes read from `at`.
+  static Buffer shell_with(const Buffer& like, const std::byte* at) {
+    Buffer b{like.name, like.dtype, like.role, {}, like.rows, like.cols};
+    b.bytes.assign(at, at + like.bytes.size());
+    return b;
+  }
+
   std::size_t total_ = 0;
   int fd_ = -1;
   std::byte* base_ = nullptr;
@@ -364,8 +376,7 @@ bool judge_witnesses(const Task& task, const Case& c, const protocol::Spec& spec
       return false;
     }
     const std::size_t set = witness_set(reply, call, sets.size());
-    std::vector<Buffer> after = sets[set];
-    shared.copy_out_witness(w, after);
+    const std::vector<Buffer> after = shared.read_witness(w, sets[set]);
     CaseResult one;
     one.records = r.records;
     one.launches_recorded = r.launches_recorded;
@@ -651,8 +662,7 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
       call.c = c;
       if (take_reply(call, replies[k], r)) {
         const std::size_t set = first + k;
-        std::vector<Buffer> after = sets[set];
-        shared.copy_out(set, after);
+        const std::vector<Buffer> after = shared.read(set, sets[set]);
         judge_outputs(task, c, sets[set], after, data[set]->expected.get(), r);
       } else {
         ended = true;  // the runner stops after a failed case
@@ -713,6 +723,7 @@ static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& cal
   protocol::Spec spec = make_spec(call, sets, shared, std::vector<const Case*>(sets.size(), &c));
   spec.sandbox = box.spec();
   const RunnerProcess run = spawn_runner(box, call, spec, shared, clock, 1);
+  if (call.after_run) call.after_run();
   if (run.p.result.empty() || run.p.result_overflow || run.p.status != ProcessResult::Status::exited) {
     return ended_without_reply(box, call, run, c);
   }
@@ -734,8 +745,7 @@ static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& cal
   if (!judge_witnesses(task, c, spec, result, sets, shared, expected, r)) return r;
   // Every input set is judged: in a benchmark, each holds the result of its last timed call.
   for (std::size_t set = 0; set < sets.size(); ++set) {
-    std::vector<Buffer> after = sets[set];
-    shared.copy_out(set, after);
+    const std::vector<Buffer> after = shared.read(set, sets[set]);
     judge_outputs(task, c, sets[set], after, expected(set), r);
     if (r.verdict != Verdict::passed) break;
   }

@@ -107,6 +107,10 @@ double fastest_possible_s(const Cost& cost, const Peaks& peaks, Precision precis
 std::string impossible(const Measurement& m, Precision precision) {
   const Throughput& t = m.throughput;
   const Peaks& p = m.peaks;
+  // No call takes no time (a forged reply that rounds its times down to 0 has no rate to refuse).
+  if (!(m.summary.median > 0)) {
+    return fmt::format("{} at {}: a median of {} s per call cannot be true", m.exercise, m.c.label(), m.summary.median);
+  }
   if (t.gbs && p.bandwidth_gbs > 0 && *t.gbs > kBandwidthCeiling * p.bandwidth_gbs) {
     return fmt::format(
         "{} at {}: {:.0f} GB/s would be {:.0f} % of the device's measured copy bandwidth ({:.0f} GB/s); no kernel "
@@ -294,7 +298,9 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
     ParentClock clock;
     protocol::Spec spec = bench_spec;
     spec.witnesses = choose_witnesses(case_seed(options.seed, task.info(), c, kWitnessSeedSet), options.policy);
-    const RunnerCall call{task, toolchain, compiled.module, c, spec, options.timeout, 1 << 20, options.visible_devices};
+    const RunnerCall call{task, toolchain, compiled.module, c, spec, options.timeout, 1 << 20, options.visible_devices,
+                          // The GPU is free after the last case's run, unless the reference solution follows.
+                          i + 1 == cases.size() && options.reference.empty() ? options.after_timed_run : nullptr};
     const CaseResult r = call_runner(call, sets, expected_fn, &reply, &clock);
     const bool unmet_but_right = r.verdict == Verdict::requirement_unmet && options.measure_unmet_requirements;
     if (r.verdict != Verdict::passed && !unmet_but_right) {

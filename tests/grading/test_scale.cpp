@@ -221,7 +221,7 @@ void add_shard_run(const fs::path& dir, const ShardSpec& spec, const std::vector
                    const std::vector<std::string>& notes_for = {}) {
   Gradebook book(dir / "gradebook.sqlite", spec.seed);
   const std::int64_t run = book.begin_run({spec.started_at, "0.1.0", spec.backend, "CPU simulator", spec.command,
-                                           "grading/rubric.toml", spec.points, spec.rubric_hash});
+                                           "grading/rubric.toml", spec.points, spec.rubric_hash, "test sandbox"});
   for (const Attempt& a : attempts) book.add_attempt(run, a);
   for (const std::string& student : notes_for) book.add_student_notes(run, student, {"a note about " + student});
 }

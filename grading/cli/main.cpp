@@ -52,13 +52,14 @@ int run_grade(GradeOptions options, bool color) {
   for (const auto& line : s.skipped) fmt::print("skipped {}\n", line);
   write_summary(std::cout, s.results, color);
   if (s.graded > 0) {
-    const std::string timing = s.devices.empty() ? "no timing (not on a GPU)"
-                                                 : fmt::format("timing {:.0f} s ({} GPU{} at once)", s.timing_phase_s,
-                                                               s.devices.size(), s.devices.size() == 1 ? "" : "s");
-    fmt::print(
-        "\ngraded in {} ({:.0f} s): compiling and checking {:.0f} s ({} at once), {}\n  summed over the "
-        "attempts: compiling {:.0f} s, checking {:.0f} s, timing {:.0f} s\n",
-        minutes(s.wall_s), s.wall_s, s.check_phase_s, s.check_workers, timing, s.compile_s, s.check_s, s.timing_s);
+    const bool timed = !s.devices.empty();
+    const std::string timing = timed ? fmt::format("timing {:.0f} s ({} GPU{} at once)", s.timing_phase_s,
+                                                   s.devices.size(), s.devices.size() == 1 ? "" : "s")
+                                     : "no timing (not on a GPU)";
+    fmt::print("\ngraded in {}{}: compiling and checking {:.0f} s ({} at once), {}\n", minutes(s.wall_s),
+               s.wall_s >= 60 ? fmt::format(" ({:.0f} s)", s.wall_s) : "", s.check_phase_s, s.check_workers, timing);
+    fmt::print("  summed over the attempts: compiling {:.0f} s, checking {:.0f} s{}\n", s.compile_s, s.check_s,
+               timed ? fmt::format(", timing {:.0f} s", s.timing_s) : "");
   }
   fmt::print(
       "\ngradebook and reports in {} (grades.csv, results.json, junit.xml, report.html, feedback/, "

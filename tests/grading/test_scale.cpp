@@ -565,5 +565,33 @@ TEST(GradeCli, BadShardGpusSeedFileAndMergesAreOneLineErrorsWithExitCode2) {
   fs::remove_all(root);
 }
 
+// The end of a grading says where the wall time went: the two phases, then the sums per attempt;
+// on the simulator, that nothing was timed.
+TEST(GradeCli, TheSummarySaysWhereTheTimeWent) {
+  const fs::path root = fresh("split");
+  const fs::path c = root / "class";
+  copy_into(kSource / "solutions/01_increment/kernel.cu", c / "ada" / "01_increment/kernel.cu");
+  const auto [code, said] =
+      run_cli("grade " + c.string() + " --out " + (root / "out").string() + " --backend sim --seed 3 --jobs 1");
+  EXPECT_EQ(code, 0) << said;
+  const auto line_with = [&](const std::string& text) {
+    const auto at = said.find(text);
+    if (at == std::string::npos) return std::string();
+    const auto begin = said.rfind('\n', at);
+    return said.substr(begin == std::string::npos ? 0 : begin + 1, said.find('\n', at) - begin - 1);
+  };
+  const std::string phases = line_with("graded in ");
+  EXPECT_NE(phases.find("compiling and checking"), std::string::npos) << said;
+  EXPECT_NE(phases.find("(1 at once)"), std::string::npos) << phases;
+  EXPECT_NE(phases.find("no timing (not on a GPU)"), std::string::npos) << phases;
+  const std::string sums = line_with("summed over the attempts");
+  EXPECT_NE(sums.find("compiling"), std::string::npos) << said;
+  EXPECT_EQ(sums.find("timing"), std::string::npos) << "nothing was timed: " << sums;
+  // Without a terminal, each attempt's line says where its own time went.
+  EXPECT_NE(said.find("ada 01_increment: passed in "), std::string::npos) << said;
+  EXPECT_NE(said.find("(compiling "), std::string::npos) << said;
+  fs::remove_all(root);
+}
+
 }  // namespace
 }  // namespace cudalab::grading

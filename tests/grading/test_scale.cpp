@@ -571,14 +571,17 @@ TEST(GradeCli, TheSummarySaysWhereTheTimeWent) {
   const fs::path root = fresh("split");
   const fs::path c = root / "class";
   copy_into(kSource / "solutions/01_increment/kernel.cu", c / "ada" / "01_increment/kernel.cu");
-  const auto [code, said] =
+  const auto run =
       run_cli("grade " + c.string() + " --out " + (root / "out").string() + " --backend sim --seed 3 --jobs 1");
-  EXPECT_EQ(code, 0) << said;
-  const auto line_with = [&](const std::string& text) {
+  const std::string& said = run.second;
+  EXPECT_EQ(run.first, 0) << said;
+  // The whole line that holds `text`, or "".
+  const auto line_with = [&said](const std::string& text) {
     const auto at = said.find(text);
     if (at == std::string::npos) return std::string();
     const auto begin = said.rfind('\n', at);
-    return said.substr(begin == std::string::npos ? 0 : begin + 1, said.find('\n', at) - begin - 1);
+    const auto from = begin == std::string::npos ? 0 : begin + 1;
+    return said.substr(from, said.find('\n', at) - from);
   };
   const std::string phases = line_with("graded in ");
   EXPECT_NE(phases.find("compiling and checking"), std::string::npos) << said;

@@ -32,28 +32,38 @@ namespace {
 constexpr std::size_t kBufferAlignment = 256;
 constexpr std::size_t kMaxOutputLinesShown = 12;
 
+/// Input sets by reference: a check's large case is gigabytes, already held by its CaseData.
+using SetViews = std::vector<const std::vector<Buffer>*>;
+
+/// `sets` as views.
+SetViews views_of(const std::vector<std::vector<Buffer>>& sets) {
+  SetViews views;
+  for (const auto& set : sets) views.push_back(&set);
+  return views;
+}
+
 /// The buffers of one case (bench: one or more input sets) or of a check's cases (one set each) in
 /// a shared memory file, mapped here and inherited by the runner; after them, room for each witness
 /// call's outputs (bench). With `page_per_set`, each set starts on a page of its own, so that the
 /// runner can leave only the running case's pages reachable.
 class SharedBuffers {
  public:
-  SharedBuffers(const std::vector<std::vector<Buffer>>& sets, std::size_t witnesses, bool page_per_set = false) {
+  SharedBuffers(const SetViews& sets, std::size_t witnesses, bool page_per_set = false) {
     auto place = [&](std::size_t bytes) {
       const std::size_t at = total_;
       total_ += (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
       return at;
     };
     const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-    for (const auto& set : sets) {
+    for (const auto* set : sets) {
       if (page_per_set) total_ = (total_ + page - 1) / page * page;
       std::vector<std::size_t> offsets;
-      for (const auto& b : set) offsets.push_back(place(b.bytes.size()));
+      for (const auto& b : *set) offsets.push_back(place(b.bytes.size()));
       offsets_.push_back(std::move(offsets));
     }
     for (std::size_t w = 0; w < witnesses; ++w) {
       std::vector<std::size_t> offsets;  // per buffer of the set; inputs have none
-      for (const auto& b : sets.front()) offsets.push_back(b.role == Role::input ? 0 : place(b.bytes.size()));
+      for (const auto& b : *sets.front()) offsets.push_back(b.role == Role::input ? 0 : place(b.bytes.size()));
       witness_offsets_.push_back(std::move(offsets));
     }
     fd_ = memfd_create("cudalab-buffers", MFD_CLOEXEC);
@@ -64,8 +74,8 @@ class SharedBuffers {
     if (p == MAP_FAILED) throw std::runtime_error(std::string("cannot map shared buffers: ") + std::strerror(errno));
     base_ = static_cast<std::byte*>(p);
     for (std::size_t s = 0; s < sets.size(); ++s) {
-      for (std::size_t i = 0; i < sets[s].size(); ++i) {
-        std::memcpy(base_ + offsets_[s][i], sets[s][i].bytes.data(), sets[s][i].bytes.size());
+      for (std::size_t i = 0; i < sets[s]->size(); ++i) {
+        std::memcpy(base_ + offsets_[s][i], (*sets[s])[i].bytes.data(), (*sets[s])[i].bytes.size());
       }
     }
   }
@@ -142,9 +152,8 @@ std::vector<protocol::Arg> args_at(const TaskInfo& info, const Case& c) {
 
 /// The spec of a run on `sets` of `shared`, from `first_set` on; set i is run at `cases[i]` (bench:
 /// one case for all its sets).
-protocol::Spec make_spec(const RunnerCall& call, const std::vector<std::vector<Buffer>>& sets,
-                         const SharedBuffers& shared, const std::vector<const Case*>& cases,
-                         std::size_t first_set = 0) {
+protocol::Spec make_spec(const RunnerCall& call, const SetViews& sets, const SharedBuffers& shared,
+                         const std::vector<const Case*>& cases, std::size_t first_set = 0) {
   const auto& info = call.task.info();
   protocol::Spec spec = call.spec;
   spec.module = call.module.string();
@@ -155,8 +164,8 @@ protocol::Spec make_spec(const RunnerCall& call, const std::vector<std::vector<B
   spec.args.clear();
   for (std::size_t set = first_set; set < sets.size(); ++set) {
     std::vector<protocol::BufferSlot> slots;
-    for (std::size_t i = 0; i < sets[set].size(); ++i) {
-      const Buffer& b = sets[set][i];
+    for (std::size_t i = 0; i < sets[set]->size(); ++i) {
+      const Buffer& b = (*sets[set])[i];
       slots.push_back({b.name, shared.offset(set, i), b.bytes.size(), role_of(b.role)});
     }
     spec.sets.push_back(std::move(slots));
@@ -164,8 +173,8 @@ protocol::Spec make_spec(const RunnerCall& call, const std::vector<std::vector<B
   }
   for (std::size_t w = 0; w < spec.witnesses.size(); ++w) {
     spec.witnesses[w].outputs.clear();
-    for (std::size_t i = 0; i < sets.front().size(); ++i) {
-      const Buffer& b = sets.front()[i];
+    for (std::size_t i = 0; i < sets.front()->size(); ++i) {
+      const Buffer& b = (*sets.front())[i];
       if (b.role != Role::input) {
         spec.witnesses[w].outputs.push_back({b.name, shared.witness_offset(w, i), b.bytes.size(), role_of(b.role)});
       }
@@ -599,11 +608,11 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
                                          const CheckOptions& options, const ProgressFn& progress) {
   // Every case's inputs first (the references are computed meanwhile, on threads of their own).
   std::vector<std::shared_ptr<const CaseData>> data;
-  std::vector<std::vector<Buffer>> sets;
+  SetViews sets;
   std::vector<const Case*> case_of_set;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     data.push_back(case_data(options.case_data, task, cases[i], seeds[i]));
-    sets.push_back(data.back()->buffers);
+    sets.push_back(&data.back()->buffers);
     case_of_set.push_back(&cases[i]);
   }
   const SharedBuffers shared(sets, 0, /*page_per_set=*/true);
@@ -662,8 +671,8 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
       call.c = c;
       if (take_reply(call, replies[k], r)) {
         const std::size_t set = first + k;
-        const std::vector<Buffer> after = shared.read(set, sets[set]);
-        judge_outputs(task, c, sets[set], after, data[set]->expected.get(), r);
+        const std::vector<Buffer> after = shared.read(set, *sets[set]);
+        judge_outputs(task, c, *sets[set], after, data[set]->expected.get(), r);
       } else {
         ended = true;  // the runner stops after a failed case
       }
@@ -719,8 +728,9 @@ static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& cal
                                  protocol::Reply* reply, ParentClock* clock) {
   const Task& task = call.task;
   const Case& c = call.c;
-  SharedBuffers shared(sets, call.spec.witnesses.size());
-  protocol::Spec spec = make_spec(call, sets, shared, std::vector<const Case*>(sets.size(), &c));
+  const SetViews views = views_of(sets);
+  SharedBuffers shared(views, call.spec.witnesses.size());
+  protocol::Spec spec = make_spec(call, views, shared, std::vector<const Case*>(sets.size(), &c));
   spec.sandbox = box.spec();
   const RunnerProcess run = spawn_runner(box, call, spec, shared, clock, 1);
   if (call.after_run) call.after_run();

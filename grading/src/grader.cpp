@@ -68,6 +68,16 @@ std::string file_hash(const fs::path& file) {
   }
 }
 
+/// ": inputs 0.1, preparing 0.6, …" for a timed attempt's log line: the phases of a tenth of a
+/// second or more. Empty when nothing was timed.
+std::string describe_split(const std::vector<protocol::Phase>& split) {
+  std::string out;
+  for (const auto& p : split) {
+    if (p.seconds >= 0.1) out += fmt::format("{}{} {:.1f}", out.empty() ? ": " : ", ", p.name, p.seconds);
+  }
+  return out;
+}
+
 /// Reference-solution times per exercise, measured once per run and GPU with the GPU to itself.
 class ReferenceTimes {
  public:
@@ -338,6 +348,7 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
     double compiling = 0;
     double checking = 0;
     double timing = 0;
+    std::vector<protocol::Phase> timing_split;  ///< where the timing's seconds went
   };
 
   // Scores, records and reports an attempt that is complete.
@@ -361,8 +372,9 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
       const double eta = elapsed / static_cast<double>(done) * static_cast<double>(jobs.size() - done);
       // Where each attempt's time went, so that a slow class can be read from its log.
       progress({done, jobs.size(),
-                fmt::format("{} {}: {} in {:.1f} s (compiling {:.1f}, checking {:.1f}, timing {:.1f})", a.student,
-                            a.exercise, a.verdict, a.seconds, p.compiling, p.checking, p.timing),
+                fmt::format("{} {}: {} in {:.1f} s (compiling {:.1f}, checking {:.1f}, timing {:.1f}{})", a.student,
+                            a.exercise, a.verdict, a.seconds, p.compiling, p.checking, p.timing,
+                            describe_split(p.timing_split)),
                 eta});
     }
   };
@@ -434,8 +446,12 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
       on_d.visible_devices = d.visible;
       // Judging the outputs is the CPU's work: the next attempt times meanwhile.
       on_d.after_timed_run = [&held] { held.release(); };
-      const auto reference = d.references.get(*job.task, toolchain, *d.peaks, on_d);
+      // The reference solution's run is not the last on the GPU: it keeps the GPU held.
+      BenchOptions for_reference = on_d;
+      for_reference.after_timed_run = nullptr;
+      const auto reference = d.references.get(*job.task, toolchain, *d.peaks, for_reference);
       const BenchOutcome timed = bench_exercise(*job.task, toolchain, job.source, *d.peaks, on_d);
+      p.timing_split = timed.time_split;
       if (timed.verdict == Verdict::passed && !timed.measurements.empty()) {
         const Measurement& m = timed.measurements.front();
         Timing t;

@@ -255,11 +255,13 @@ class Run {
           error_reply(Status::no_device, err == cudaSuccess ? "no CUDA device is visible" : cudaGetErrorString(err))};
     }
     check_cuda(cudaFree(nullptr), "creating the context");
+    phase("context");
     // Locked down before the module loads: its constructors run at load. Never unprotected.
     if (auto why = cudalab::runner::lock_down(spec_.sandbox)) {
       throw Stop{error_reply(Status::runner_error, "cannot lock down: " + *why)};
     }
     load_module();
+    phase("lockdown and load");
     if (spec_.mode == protocol::Mode::check) {
       for (std::size_t set = 0; set < sets_.size(); ++set) {
         try {
@@ -281,6 +283,7 @@ class Run {
     }
     if (spec_.device_pointers) {
       for (std::size_t set = 0; set < sets_.size(); ++set) upload(set);
+      phase("upload");
     }
     (void)cudaGetLastError();  // the sticky state before the call is not the submission's
     Reply reply = bench();
@@ -288,7 +291,9 @@ class Run {
     reply.launches_recorded = cudalab::runner::kernel_tracing_available();
     if (spec_.device_pointers) {
       for (std::size_t set = 0; set < sets_.size(); ++set) download(set);
+      phase("download");
     }
+    reply.phases = std::move(phases_);
     write_reply(std::move(reply));
   }
 
@@ -484,6 +489,15 @@ class Run {
     }
   }
 
+  /// Ends a phase of the run: its wall time since the previous one, for the bench reply.
+  void phase(const char* name) {
+    const auto now = Clock::now();
+    if (phases_.size() < protocol::kMaxPhases) {
+      phases_.push_back({name, std::chrono::duration<double>(now - phase_start_).count()});
+    }
+    phase_start_ = now;
+  }
+
   /// One byte on the clock pipe, which the parent timestamps; ignored when the parent gave none.
   static void clock_mark(char mark) { (void)!write(protocol::kClockFd, &mark, 1); }
 
@@ -517,6 +531,7 @@ class Run {
     }
     std::vector<Args> args;
     for (std::size_t set = 0; set < sets_.size(); ++set) args.push_back(args_for(set));
+    phase(page_locked ? "page-lock and set-up" : "set-up");
 
     cudalab::Sampler sampler(policy);
     Reply reply;
@@ -571,6 +586,7 @@ class Run {
       calls = i + 1;
     }
     reply.calls = calls;
+    phase("timed calls");
     // Device-pointer exercises: the kernels' own time from a few traced calls apart from the
     // timed ones, as a profiler would report it (no launch gaps, no host work in solve).
     if (device_pointers && spec_.kernel_traces && !reply.samples_s.empty()) {
@@ -587,6 +603,7 @@ class Run {
         reply.kernel_samples_s.push_back(cudalab::runner::stop_kernel_tracing());
         if (std::chrono::duration<double>(Clock::now() - phase_start).count() > budget_s) break;
       }
+      phase("traced calls");
     }
     if (spec_.clock_batches && !reply.samples_s.empty()) {
       // The parent's clock around two batches that differ only in calling solve: their difference
@@ -614,10 +631,14 @@ class Run {
         clock_mark(protocol::kClockMarks[2]);
       }
       reply.clock_calls = k;
+      phase("clock batches");
     }
     // Every set's last result stays in place (download() brings it back): the parent re-checks
     // them all, so a kernel that is fast because it is wrong on some inputs is caught.
-    if (page_locked) cudalab::runner::page_unlock(base_);
+    if (page_locked) {
+      cudalab::runner::page_unlock(base_);
+      phase("unlock");
+    }
     const cudalab::Summary summary = sampler.summary();
     reply.status = Status::ok;
     reply.stop = summary.stop;
@@ -635,6 +656,8 @@ class Run {
   void* solve_ = nullptr;
   std::vector<std::byte> poison_host_;  ///< bench: the parent's output poison
   void* poison_device_ = nullptr;       ///< bench: the same on the device (device-pointer exercises)
+  std::vector<protocol::Phase> phases_;  ///< bench: where the run's time went (phase())
+  Clock::time_point phase_start_ = Clock::now();
 };
 
 }  // namespace

@@ -69,6 +69,34 @@ TEST(Bench, MeasuresASolutionWithBaselines) {
   EXPECT_NE(progress.front().find("compiling 02_vector_add"), std::string::npos);
 }
 
+// A timed run's log says where its seconds went: the parent's work around the runner's own phases.
+TEST(Bench, SaysWhereTheTimedRunsSecondsWent) {
+  REQUIRE_FILE(fs::path(CUDALAB_SOURCE_DIR) / "solutions/05_reduce/kernel.cu");
+  auto toolchain = sim_toolchain();
+  if (!toolchain) GTEST_SKIP() << "this build has no simulator";
+  auto options = quick_options();
+  options.cpu_baselines = false;
+  options.kernel_traces = false;  // as grade times
+  const auto start = std::chrono::steady_clock::now();
+  const auto out = bench_exercise(*find_task("05_reduce"), *toolchain,
+                                  fs::path(CUDALAB_SOURCE_DIR) / "solutions/05_reduce/kernel.cu", Peaks{}, options);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(out.verdict, Verdict::passed) << out.message;
+  std::vector<std::string> names;
+  double sum_s = 0;
+  for (const auto& p : out.time_split) {
+    names.push_back(p.name);
+    sum_s += p.seconds;
+  }
+  // The parent's phases frame the runner's; device-pointer exercises upload and download.
+  const std::vector<std::string> expected = {"inputs", "preparing", "process start and exit", "context",
+                                             "lockdown and load", "upload", "set-up", "timed calls",
+                                             "clock batches", "download", "judging"};
+  EXPECT_EQ(names, expected);
+  EXPECT_GT(sum_s, 0);
+  EXPECT_LE(sum_s, wall_s) << "the phases cannot add up to more than the run took";
+}
+
 TEST(Bench, AWrongKernelIsNotMeasured) {
   REQUIRE_FILE(fs::path(CUDALAB_SOURCE_DIR) / "tests/wrong/02_vector_add/ignores_b.cu");
   auto toolchain = sim_toolchain();

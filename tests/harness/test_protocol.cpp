@@ -31,6 +31,7 @@ Reply sample_reply() {
   r.samples_s = {0.001, 0.002};
   r.stop = StopReason::noise_target_met;
   r.host_memory = HostMemory::page_locked;
+  r.phases = {{"context", 0.25}, {"timed calls", 0.5}};
   return r;
 }
 
@@ -53,6 +54,9 @@ TEST(Protocol, ReplyRoundTripsThroughTheOneMapping) {
   EXPECT_EQ(back.stop, StopReason::noise_target_met);
   ASSERT_TRUE(back.host_memory);
   EXPECT_EQ(*back.host_memory, HostMemory::page_locked);
+  ASSERT_EQ(back.phases.size(), 2u);
+  EXPECT_EQ(back.phases[1].name, "timed calls");
+  EXPECT_DOUBLE_EQ(back.phases[1].seconds, 0.5);
 }
 
 TEST(Protocol, ACheckHasOneReplyLinePerCaseInOrder) {
@@ -129,6 +133,15 @@ TEST(Protocol, MalformedRepliesAreRefusedWithAReason) {
   j = good;
   j["records"]["allocations"][0]["bytes"] = -5;
   EXPECT_NE(refusal(j.dump()).find("'bytes' is not a count"), std::string::npos);
+  // Phases are shown in logs: a few short names with times, nothing else.
+  j = good;
+  j["phases"] = json::array({json::array({"context", -1})});
+  EXPECT_NE(refusal(j.dump()).find("out of range"), std::string::npos) << refusal(j.dump());
+  j["phases"] = json::array({json::array({std::string(kMaxPhaseNameBytes + 1, 'x'), 1})});
+  EXPECT_NE(refusal(j.dump()).find("not a [name, seconds] pair"), std::string::npos) << refusal(j.dump());
+  j["phases"] = json::array();
+  for (std::size_t i = 0; i <= kMaxPhases; ++i) j["phases"].push_back(json::array({"p", 1}));
+  EXPECT_NE(refusal(j.dump()).find("not a short list"), std::string::npos) << refusal(j.dump());
   EXPECT_NE(refusal("{\"status\":").find("malformed reply"), std::string::npos);
   EXPECT_NE(refusal("[]").find("malformed reply"), std::string::npos);
   EXPECT_NE(refusal(std::string(kMaxReplyBytes + 1, ' ')).find("longer than the protocol allows"), std::string::npos);

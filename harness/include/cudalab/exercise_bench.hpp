@@ -61,6 +61,9 @@ struct BenchOutcome {
   std::string message;                ///< what failed, for reports
   std::vector<std::string> details;
   std::vector<Measurement> measurements;
+  /// Where the wall time of the timed runs went, in order (each case's inputs, then
+  /// RunnerCall::time_split): for logs, never judged.
+  std::vector<protocol::Phase> time_split;
 };
 
 /// The cases `sizes` selects: the large case when empty; else, per size, the checked case whose

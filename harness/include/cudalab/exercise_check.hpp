@@ -74,6 +74,9 @@ using ProgressFn = std::function<void(const Task&, std::size_t, std::size_t, con
 ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, const std::filesystem::path& source,
                               const CheckOptions& options, const ProgressFn& progress = {});
 
+/// Input sets by reference: a large case is gigabytes, already held by its CaseData.
+using InputSets = std::vector<const std::vector<Buffer>*>;
+
 /// One call of the runner: which module, at which case, in which mode (check, or bench with its
 /// policy: `spec`'s other fields are filled in from the task and the buffers) and under which limits.
 struct RunnerCall {
@@ -86,6 +89,9 @@ struct RunnerCall {
   std::size_t max_output_bytes;
   std::string visible_devices = {};      ///< CUDA_VISIBLE_DEVICES for the runner; empty: as inherited
   std::function<void()> after_run = {};  ///< called once the runner's process has ended, before judging
+  /// Where the call's wall time went, appended in order: the parent's preparing, the process's
+  /// start and end, the runner's own phases (bench), the parent's judging. Null: not wanted.
+  std::vector<protocol::Phase>* time_split = nullptr;
 };
 
 /// One byte the runner wrote on the clock pipe, and when the parent read it (seconds since the spawn).
@@ -107,7 +113,7 @@ using ExpectedFn = std::function<const std::vector<Expected>&(std::size_t set)>;
 /// process, then judges every set's outputs against `expected`, and in a bench the outputs of the
 /// witness calls `call.spec` names. `reply`, if given, receives the runner's reply when the run
 /// succeeded; `clock`, if given and the spec asks for clock batches, the marks the parent saw.
-CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buffer>>& sets, const ExpectedFn& expected,
+CaseResult call_runner(const RunnerCall& call, const InputSets& sets, const ExpectedFn& expected,
                        protocol::Reply* reply, ParentClock* clock = nullptr);
 
 /// Whether a case's verdict ends its check (the cases after it are skipped): a timeout, a missing

@@ -185,6 +185,17 @@ enum class Status { ok, load_error, missing_symbol, exception, cuda_error, no_de
 /// "cuda_error", as the reply spells a status.
 const char* status_name(Status status);
 
+/// A stretch of a bench run's work in the runner and its wall time: where a timed run's seconds
+/// went. Informational only (the runner is untrusted): shown in logs, never judged.
+struct Phase {
+  std::string name;
+  double seconds = 0;
+};
+
+/// At most this many phases, each name at most kMaxPhaseNameBytes long, in a reply.
+inline constexpr std::size_t kMaxPhases = 16;
+inline constexpr std::size_t kMaxPhaseNameBytes = 32;
+
 struct Reply {
   Status status = Status::runner_error;
   std::size_t set = 0;     ///< check: the set (case) this reply is for
@@ -203,6 +214,7 @@ struct Reply {
   std::size_t calls = 0;                  ///< bench: calls of solve in the timed loop, warm-ups included
   std::vector<std::size_t> witnessed;     ///< bench: the witness calls whose outputs were copied aside
   std::size_t clock_calls = 0;            ///< bench: calls per clock batch (0: no batches ran)
+  std::vector<Phase> phases;              ///< bench: the runner's phases, in order
 };
 
 void to_json(nlohmann::json& j, const BufferSlot& b);

@@ -12,6 +12,7 @@
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -32,15 +33,7 @@ namespace {
 constexpr std::size_t kBufferAlignment = 256;
 constexpr std::size_t kMaxOutputLinesShown = 12;
 
-/// Input sets by reference: a check's large case is gigabytes, already held by its CaseData.
-using SetViews = std::vector<const std::vector<Buffer>*>;
-
-/// `sets` as views.
-SetViews views_of(const std::vector<std::vector<Buffer>>& sets) {
-  SetViews views;
-  for (const auto& set : sets) views.push_back(&set);
-  return views;
-}
+using SetViews = InputSets;
 
 /// The buffers of one case (bench: one or more input sets) or of a check's cases (one set each) in
 /// a shared memory file, mapped here and inherited by the runner; after them, room for each witness
@@ -364,8 +357,8 @@ std::size_t witness_set(const protocol::Reply& reply, std::size_t call, std::siz
 /// Bench: the outputs of the timed calls the parent chose to verify. False (with `r` filled in)
 /// when one is wrong or missing.
 bool judge_witnesses(const Task& task, const Case& c, const protocol::Spec& spec, const protocol::Reply& reply,
-                     const std::vector<std::vector<Buffer>>& sets, const SharedBuffers& shared,
-                     const ExpectedFn& expected, CaseResult& r) {
+                     const SetViews& sets, const SharedBuffers& shared, const ExpectedFn& expected,
+                     CaseResult& r) {
   const std::size_t measured = reply.samples_s.size();
   if (!spec.witnesses.empty() && (measured == 0 || reply.calls < measured)) {
     r.verdict = Verdict::timing_mismatch;
@@ -385,11 +378,11 @@ bool judge_witnesses(const Task& task, const Case& c, const protocol::Spec& spec
       return false;
     }
     const std::size_t set = witness_set(reply, call, sets.size());
-    const std::vector<Buffer> after = shared.read_witness(w, sets[set]);
+    const std::vector<Buffer> after = shared.read_witness(w, *sets[set]);
     CaseResult one;
     one.records = r.records;
     one.launches_recorded = r.launches_recorded;
-    judge_outputs(task, c, sets[set], after, expected(set), one);
+    judge_outputs(task, c, *sets[set], after, expected(set), one);
     if (one.verdict == Verdict::wrong_output) {
       r.verdict = one.verdict;
       r.message = fmt::format("timed call {} of {}: {}", call + 1, measured, one.message);
@@ -724,16 +717,43 @@ CaseResult run_case(const Task& task, const Toolchain& toolchain, const fs::path
 
 /// call_runner, inside the sandbox `box` (sandbox.hpp).
 static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& call,
-                                 const std::vector<std::vector<Buffer>>& sets, const ExpectedFn& expected,
-                                 protocol::Reply* reply, ParentClock* clock) {
+                                 const SetViews& sets, const ExpectedFn& expected, protocol::Reply* reply,
+                                 ParentClock* clock) {
   const Task& task = call.task;
   const Case& c = call.c;
-  const SetViews views = views_of(sets);
-  SharedBuffers shared(views, call.spec.witnesses.size());
-  protocol::Spec spec = make_spec(call, views, shared, std::vector<const Case*>(sets.size(), &c));
+  auto since = [start = std::chrono::steady_clock::now()]() mutable {
+    const auto now = std::chrono::steady_clock::now();
+    return std::chrono::duration<double>(now - std::exchange(start, now)).count();
+  };
+  SharedBuffers shared(sets, call.spec.witnesses.size());
+  protocol::Spec spec = make_spec(call, sets, shared, std::vector<const Case*>(sets.size(), &c));
   spec.sandbox = box.spec();
+  const double preparing_s = since();
   const RunnerProcess run = spawn_runner(box, call, spec, shared, clock, 1);
+  const double running_s = since();
   if (call.after_run) call.after_run();
+  // Judging's time is added when the call returns, whichever way it returns.
+  struct SplitWriter {
+    std::vector<protocol::Phase>* split;
+    decltype(since)& clock;
+    ~SplitWriter() {
+      if (split != nullptr) split->push_back({"judging", clock()});
+    }
+  } judging{call.time_split, since};
+  if (call.time_split != nullptr) {
+    call.time_split->push_back({"preparing", preparing_s});
+    std::vector<protocol::Phase> inside;
+    double inside_s = 0;
+    try {
+      const auto replies = protocol::parse_replies(run.p.result);
+      if (replies.size() == 1) inside = replies.front().phases;
+    } catch (const protocol::ProtocolError&) {
+      inside.clear();  // judged below; the split only loses the runner's detail
+    }
+    for (const auto& p : inside) inside_s += p.seconds;
+    call.time_split->push_back({"process start and exit", std::max(0.0, running_s - inside_s)});
+    call.time_split->insert(call.time_split->end(), inside.begin(), inside.end());
+  }
   if (run.p.result.empty() || run.p.result_overflow || run.p.status != ProcessResult::Status::exited) {
     return ended_without_reply(box, call, run, c);
   }
@@ -755,14 +775,14 @@ static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& cal
   if (!judge_witnesses(task, c, spec, result, sets, shared, expected, r)) return r;
   // Every input set is judged: in a benchmark, each holds the result of its last timed call.
   for (std::size_t set = 0; set < sets.size(); ++set) {
-    const std::vector<Buffer> after = shared.read(set, sets[set]);
-    judge_outputs(task, c, sets[set], after, expected(set), r);
+    const std::vector<Buffer> after = shared.read(set, *sets[set]);
+    judge_outputs(task, c, *sets[set], after, expected(set), r);
     if (r.verdict != Verdict::passed) break;
   }
   return r;
 }
 
-CaseResult call_runner(const RunnerCall& call, const std::vector<std::vector<Buffer>>& sets, const ExpectedFn& expected,
+CaseResult call_runner(const RunnerCall& call, const SetViews& sets, const ExpectedFn& expected,
                        protocol::Reply* reply, ParentClock* clock) {
   CaseResult failure;
   std::optional<RunnerSandbox> box;

@@ -356,6 +356,11 @@ void to_json(json& j, const Reply& r) {
            {"calls", r.calls},
            {"witnessed", r.witnessed},
            {"clock_calls", r.clock_calls}};
+  if (!r.phases.empty()) {
+    json phases = json::array();
+    for (const auto& p : r.phases) phases.push_back({p.name, p.seconds});
+    j["phases"] = std::move(phases);
+  }
   if (r.host_memory) j["host_memory"] = name_of(*r.host_memory, host_memory_names);
 }
 
@@ -375,6 +380,17 @@ void from_json(const json& j, Reply& r) {
   r.calls = count_field(j, "calls");
   r.witnessed = list_field<std::size_t>(j, "witnessed");
   r.clock_calls = count_field(j, "clock_calls");
+  r.phases.clear();
+  if (j.contains("phases")) {
+    const json& phases = field(j, "phases");
+    if (!phases.is_array() || phases.size() > kMaxPhases) throw ProtocolError("field 'phases' is not a short list");
+    for (const json& p : phases) {
+      if (!p.is_array() || p.size() != 2 || !p[0].is_string() || p[0].get_ref<const std::string&>().size() > kMaxPhaseNameBytes) {
+        throw ProtocolError("an entry of 'phases' is not a [name, seconds] pair");
+      }
+      r.phases.push_back({p[0].get<std::string>(), seconds_field(p[1], "phases")});
+    }
+  }
   r.host_memory.reset();
   if (j.contains("host_memory")) r.host_memory = enum_field(j, "host_memory", host_memory_names);
 }

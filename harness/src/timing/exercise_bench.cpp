@@ -282,25 +282,36 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
     const Case& c = cases[i];
     // Rotating input sets, each with its own data, so that no sample reads inputs the previous
     // one left in a cache, and every set's result is re-checked afterwards.
+    const auto inputs_start = std::chrono::steady_clock::now();
     std::vector<std::shared_ptr<const CaseData>> data;
-    std::vector<std::vector<Buffer>> sets;
+    InputSets sets;
     for (std::size_t s = 0; s < std::max<std::size_t>(options.input_sets, 1); ++s) {
       // Set 0 has the inputs `check` gives this case under the same seed.
       data.push_back(case_data(options.case_data, task, c, case_seed(options.seed, task.info(), c, s)));
-      sets.push_back(data.back()->buffers);
-      const double bytes = static_cast<double>(set_bytes(sets.back()));
+      sets.push_back(&data.back()->buffers);
+      const double bytes = static_cast<double>(set_bytes(*sets.back()));
       if (s >= 1 && bytes * static_cast<double>(s + 2) > kInputSetBudgetBytes) break;
     }
     auto expected_fn = [&](std::size_t set) -> const std::vector<Expected>& { return data.at(set)->expected.get(); };
 
+    out.time_split.push_back(
+        {"inputs", std::chrono::duration<double>(std::chrono::steady_clock::now() - inputs_start).count()});
     say(fmt::format("measuring {} at {} ({} input sets)", id, c.label(), sets.size()));
     protocol::Reply reply;
     ParentClock clock;
     protocol::Spec spec = bench_spec;
     spec.witnesses = choose_witnesses(case_seed(options.seed, task.info(), c, kWitnessSeedSet), options.policy);
-    const RunnerCall call{task, toolchain, compiled.module, c, spec, options.timeout, 1 << 20, options.visible_devices,
+    const RunnerCall call{task,
+                          toolchain,
+                          compiled.module,
+                          c,
+                          spec,
+                          options.timeout,
+                          1 << 20,
+                          options.visible_devices,
                           // The GPU is free after the last case's run, unless the reference solution follows.
-                          i + 1 == cases.size() && options.reference.empty() ? options.after_timed_run : nullptr};
+                          i + 1 == cases.size() && options.reference.empty() ? options.after_timed_run : nullptr,
+                          &out.time_split};
     const CaseResult r = call_runner(call, sets, expected_fn, &reply, &clock);
     const bool unmet_but_right = r.verdict == Verdict::requirement_unmet && options.measure_unmet_requirements;
     if (r.verdict != Verdict::passed && !unmet_but_right) {
@@ -349,7 +360,7 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
       for (int threads : {1, cores}) {
         if (threads == cores && cores == 1) break;
         say(fmt::format("timing the CPU implementation of {} on {} thread{}", id, threads, threads == 1 ? "" : "s"));
-        baselines.push_back(cpu_baseline(task, c, sets.front(), threads, options.cpu_policy));
+        baselines.push_back(cpu_baseline(task, c, *sets.front(), threads, options.cpu_policy));
       }
       notes.push_back("CPU baseline: " + task.cpu_solve_name());
     }

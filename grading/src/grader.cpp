@@ -78,10 +78,12 @@ std::string describe_split(const std::vector<protocol::Phase>& split) {
   return out;
 }
 
-/// Reference-solution times per exercise, measured once per run and GPU with the GPU to itself.
+/// Reference-solution times per exercise, measured once per run and GPU with the GPU to itself
+/// (`options` takes it). Thread-safe: a second worker waits for the first one's measurement.
 class ReferenceTimes {
  public:
   std::optional<double> get(const Task& task, const Toolchain& gpu, const Peaks& peaks, const BenchOptions& options) {
+    std::lock_guard lock(mutex_);
     const std::string& id = task.info().id;
     if (auto it = times_.find(id); it != times_.end()) return it->second;
     const fs::path solution = project_root() / "solutions" / id / "kernel.cu";
@@ -95,6 +97,7 @@ class ReferenceTimes {
   }
 
  private:
+  std::mutex mutex_;
   std::map<std::string, std::optional<double>> times_;
 };
 
@@ -103,7 +106,39 @@ struct Device {
   std::string visible;  ///< the runner's CUDA_VISIBLE_DEVICES; "": as inherited
   std::string name;     ///< as attempts record it: "NVIDIA H100 80GB HBM3 (GPU 1)", "CPU simulator"
   std::optional<Peaks> peaks;
-  ReferenceTimes references;  ///< used only while this GPU is held alone
+  ReferenceTimes references;
+};
+
+/// One GPU taken alone for the timed runs of one attempt: from the first run's start (its inputs
+/// are prepared first, while another attempt times) to the end of the last (its outputs are
+/// judged after, while another times). Used by one thread.
+class TimingTurn {
+ public:
+  TimingTurn(GpuPool& pool, std::size_t gpu) : pool_(pool), gpu_(gpu) {}
+  ~TimingTurn() { end(); }
+  TimingTurn(const TimingTurn&) = delete;
+  TimingTurn& operator=(const TimingTurn&) = delete;
+  /// Waits for the GPU, unless this turn has it already.
+  void begin() {
+    if (held_) return;
+    pool_.take_alone(gpu_);
+    held_ = true;
+  }
+  void end() {
+    if (!held_) return;
+    pool_.release(gpu_, true);
+    held_ = false;
+  }
+  /// The hooks that give `options`' timed runs this turn.
+  void attach(BenchOptions& options) {
+    options.before_timed_run = [this] { begin(); };
+    options.after_timed_run = [this] { end(); };
+  }
+
+ private:
+  GpuPool& pool_;
+  std::size_t gpu_;
+  bool held_ = false;
 };
 
 /// A GPU of the pool for as long as it lives.
@@ -432,24 +467,21 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
     }
   };
 
-  // Phase 2, one per GPU: time, with the GPU alone.
-  auto time_one = [&](Pending& p) {
+  // Phase 2, on GPU `gpu`: time, with the GPU alone while the runner runs.
+  auto time_one = [&](Pending& p, std::size_t gpu) {
     Attempt& a = p.attempt;
     const Job& job = *p.job;
     const auto timing_start = Clock::now();
     try {
-      Held held(gpus, true);
-      Device& d = *devices[held.gpu()];
+      Device& d = *devices[gpu];
       // The GPU that timed it is the attempt's device; its speed is against the reference timed there.
       a.device = d.name;
       BenchOptions on_d = bench;
       on_d.visible_devices = d.visible;
-      // Judging the outputs is the CPU's work: the next attempt times meanwhile.
-      on_d.after_timed_run = [&held] { held.release(); };
-      // The reference solution's run is not the last on the GPU: it keeps the GPU held.
-      BenchOptions for_reference = on_d;
-      for_reference.after_timed_run = nullptr;
-      const auto reference = d.references.get(*job.task, toolchain, *d.peaks, for_reference);
+      // Inputs are prepared and outputs judged on the CPU while another attempt times.
+      TimingTurn turn(gpus, gpu);
+      turn.attach(on_d);
+      const auto reference = d.references.get(*job.task, toolchain, *d.peaks, on_d);
       const BenchOutcome timed = bench_exercise(*job.task, toolchain, job.source, *d.peaks, on_d);
       p.timing_split = timed.time_split;
       if (timed.verdict == Verdict::passed && !timed.measurements.empty()) {
@@ -505,10 +537,12 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
   std::ranges::sort(to_time);  // in the order of the class, whichever check ended first
   const auto timing_phase_start = Clock::now();
   std::atomic<std::size_t> next_timed{0};
-  // Two workers per GPU: while one judges what its timed run left, the other times.
+  // Two workers per GPU: while one prepares or judges, the other times.
+  std::atomic<unsigned> timing_worker{0};
   run_workers(static_cast<unsigned>(2 * devices.size()), [&] {
+    const std::size_t gpu = timing_worker++ % devices.size();
     for (std::size_t k = next_timed++; k < to_time.size(); k = next_timed++) {
-      time_one(pending[to_time[k]]);
+      time_one(pending[to_time[k]], gpu);
       finish(pending[to_time[k]]);
     }
   });

@@ -114,6 +114,14 @@ std::size_t GpuPool::take_alone() {
   }
 }
 
+void GpuPool::take_alone(std::size_t gpu) {
+  std::unique_lock lock(mutex_);
+  State& s = gpus_.at(gpu);
+  s.reserved = true;  // no new checks meanwhile
+  changed_.wait(lock, [&] { return s.checks == 0 && !s.alone; });
+  s = {0, true, false};
+}
+
 void GpuPool::release(std::size_t gpu, bool alone) {
   {
     std::lock_guard lock(mutex_);

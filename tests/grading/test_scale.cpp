@@ -184,6 +184,42 @@ TEST(GradeScale, TheGpuPoolTimesOnEveryGpuAtOnceAndNeverBesideACheck) {
   EXPECT_EQ(most_timing, 2) << "timed runs on both GPUs at once";
 }
 
+// Timing workers bound to one GPU each (two per GPU) take their own GPU alone, never beside a
+// check or another timed run there.
+TEST(GradeScale, AWorkerTakesItsOwnGpuAloneWhenItsChecksAreOver) {
+  constexpr std::size_t kGpus = 2;
+  GpuPool pool(kGpus);
+  std::array<std::atomic<int>, kGpus> checks{};
+  std::array<std::atomic<int>, kGpus> alone{};
+  std::array<std::atomic<int>, kGpus> timed{};
+  std::atomic<int> violations{0};
+  std::vector<std::thread> workers;
+  for (int w = 0; w < 4; ++w) {
+    workers.emplace_back([&, w] {
+      const std::size_t mine = static_cast<std::size_t>(w) % kGpus;
+      for (int job = 0; job < 20; ++job) {
+        const std::size_t g = pool.share();  // checks still run beside the first timed runs
+        ++checks[g];
+        if (alone[g] != 0) ++violations;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        --checks[g];
+        pool.release(g, false);
+        pool.take_alone(mine);
+        if (alone[mine]++ != 0 || checks[mine] != 0) ++violations;
+        ++timed[mine];
+        std::this_thread::sleep_for(std::chrono::microseconds(300));
+        if (checks[mine] != 0) ++violations;
+        --alone[mine];
+        pool.release(mine, true);
+      }
+    });
+  }
+  for (auto& t : workers) t.join();
+  EXPECT_EQ(violations, 0) << "a GPU timed beside a check or another timed run";
+  EXPECT_EQ(timed[0], 40);
+  EXPECT_EQ(timed[1], 40);
+}
+
 // --- merge, on gradebooks written directly -------------------------------------------------
 
 Attempt attempt_of(const std::string& student, double total, const std::string& graded_at, std::uint64_t seed) {

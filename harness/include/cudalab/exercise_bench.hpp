@@ -51,6 +51,9 @@ struct BenchOptions {
   /// Called once the submission's last timed runner has ended, before its outputs are judged,
   /// where no run of the reference solution follows: the GPU is no longer needed.
   std::function<void()> after_timed_run;
+  /// Called right before each timed runner starts (the submission's and the reference's), once
+  /// its inputs are in place: the GPU is needed from here on.
+  std::function<void()> before_timed_run;
 };
 
 /// One exercise's measurements, or why it could not be measured.

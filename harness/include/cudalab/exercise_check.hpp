@@ -92,6 +92,9 @@ struct RunnerCall {
   /// Where the call's wall time went, appended in order: the parent's preparing, the process's
   /// start and end, the runner's own phases (bench), the parent's judging. Null: not wanted.
   std::vector<protocol::Phase>* time_split = nullptr;
+  /// Called once the shared buffers are filled, right before the runner's process starts: the
+  /// grader takes its GPU here, so that another attempt's run overlaps this one's preparing.
+  std::function<void()> before_run = {};
 };
 
 /// One byte the runner wrote on the clock pipe, and when the parent read it (seconds since the spawn).

@@ -87,12 +87,14 @@ class SharedBuffers {
     for (std::size_t i = 0; i < like.size(); ++i) out.push_back(shell_with(like[i], base_ + offsets_[set][i]));
     return out;
   }
-  /// Witness `w`'s outputs, with the inputs of `like` (its set) beside them.
+  /// Witness `w`'s outputs, shaped as `like` (its set); its inputs empty (judge_values does not read them).
   [[nodiscard]] std::vector<Buffer> read_witness(std::size_t w, const std::vector<Buffer>& like) const {
     std::vector<Buffer> out;
     out.reserve(like.size());
     for (std::size_t i = 0; i < like.size(); ++i) {
-      out.push_back(like[i].role == Role::input ? like[i] : shell_with(like[i], base_ + witness_offsets_[w][i]));
+      out.push_back(like[i].role == Role::input ? Buffer{like[i].name, like[i].dtype, like[i].role, {}, like[i].rows,
+                                                         like[i].cols}
+                                                : shell_with(like[i], base_ + witness_offsets_[w][i]));
     }
     return out;
   }
@@ -234,8 +236,10 @@ std::string describe_bytes(double bytes) {
 }
 
 // Compares the outputs of a run that finished, and fills verdict, message, details and hints.
-void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& originals,
-                   const std::vector<Buffer>& after, const std::vector<Expected>& expected, CaseResult& r) {
+/// The outputs' values alone: a wrong one makes `r` wrong_output with its details and hints.
+/// Returns whether all were right. `after`'s inputs are not read.
+bool judge_values(const Task& task, const Case& c, const std::vector<Buffer>& originals,
+                  const std::vector<Buffer>& after, const std::vector<Expected>& expected, CaseResult& r) {
   const bool host = task.info().pointers == PointerKind::host;
   std::vector<std::string> wrong_parts;
   for (const auto& e : expected) {
@@ -255,8 +259,15 @@ void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& o
     std::string joined;
     for (const auto& p : wrong_parts) joined += (joined.empty() ? "" : "; ") + p;
     r.message = fmt::format("wrong output at {}: {}", c.label(), joined);
-    return;
+    return false;
   }
+  return true;
+}
+
+void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& originals,
+                   const std::vector<Buffer>& after, const std::vector<Expected>& expected, CaseResult& r) {
+  if (!judge_values(task, c, originals, after, expected, r)) return;
+  const bool host = task.info().pointers == PointerKind::host;
   if (auto changed = modified_inputs(originals, after); !changed.empty()) {
     std::string names;
     for (const auto& n : changed) names += (names.empty() ? "" : ", ") + n;
@@ -380,10 +391,7 @@ bool judge_witnesses(const Task& task, const Case& c, const protocol::Spec& spec
     const std::size_t set = witness_set(reply, call, sets.size());
     const std::vector<Buffer> after = shared.read_witness(w, *sets[set]);
     CaseResult one;
-    one.records = r.records;
-    one.launches_recorded = r.launches_recorded;
-    judge_outputs(task, c, *sets[set], after, expected(set), one);
-    if (one.verdict == Verdict::wrong_output) {
+    if (!judge_values(task, c, *sets[set], after, expected(set), one)) {
       r.verdict = one.verdict;
       r.message = fmt::format("timed call {} of {}: {}", call + 1, measured, one.message);
       r.details = one.details;
@@ -729,6 +737,11 @@ static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& cal
   protocol::Spec spec = make_spec(call, sets, shared, std::vector<const Case*>(sets.size(), &c));
   spec.sandbox = box.spec();
   const double preparing_s = since();
+  double waiting_s = 0;
+  if (call.before_run) {
+    call.before_run();
+    waiting_s = since();
+  }
   const RunnerProcess run = spawn_runner(box, call, spec, shared, clock, 1);
   const double running_s = since();
   if (call.after_run) call.after_run();
@@ -742,6 +755,7 @@ static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& cal
   } judging{call.time_split, since};
   if (call.time_split != nullptr) {
     call.time_split->push_back({"preparing", preparing_s});
+    if (call.before_run) call.time_split->push_back({"waiting for the GPU", waiting_s});
     std::vector<protocol::Phase> inside;
     double inside_s = 0;
     try {

@@ -1,9 +1,12 @@
 #include "cudalab/judge.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -250,27 +253,63 @@ OutputComparison compare_output(const Buffer& actual, const Expected& expected, 
   OutputComparison cmp;
   cmp.buffer = actual.name;
   cmp.count = actual.count();
-  std::vector<bool> wrong(cmp.count, false);
-  for (std::size_t i = 0; i < cmp.count; ++i) {
+  // Whether element i is wrong, and why; the one rule for both passes below.
+  auto judge = [&](std::size_t i, bool& untouched, bool& nonfinite) {
     const double a = actual.value(i);
     const double e = expected.value[i];
-    const bool untouched = before != nullptr ? (before->value(i) == a && a != e) : is_poison(actual, i);
-    bool ok;
-    if (untouched) {
-      ok = false;
-    } else if (!std::isfinite(a)) {
-      ok = false;
-      ++cmp.nonfinite;
-    } else {
-      ok = std::abs(a - e) <= expected.tolerance[i];
+    untouched = before != nullptr ? (before->value(i) == a && a != e) : is_poison(actual, i);
+    nonfinite = !untouched && !std::isfinite(a);
+    return untouched || nonfinite || !(std::abs(a - e) <= expected.tolerance[i]);
+  };
+  // Counting pass, on several threads: a large case's output is hundreds of millions of elements,
+  // and a timed run's outputs are judged up to four times.
+  struct Part {
+    std::size_t wrong = 0, untouched = 0, nonfinite = 0;
+    std::vector<Mismatch> first;
+  };
+  constexpr std::size_t kChunk = std::size_t{1} << 22;
+  const std::size_t chunks = (cmp.count + kChunk - 1) / kChunk;
+  std::vector<Part> parts(chunks);
+  auto count_chunk = [&](std::size_t k) {
+    Part& part = parts[k];
+    for (std::size_t i = k * kChunk, end = std::min(cmp.count, (k + 1) * kChunk); i < end; ++i) {
+      bool untouched = false, nonfinite = false;
+      if (!judge(i, untouched, nonfinite)) continue;
+      ++part.wrong;
+      part.untouched += untouched ? 1 : 0;
+      part.nonfinite += nonfinite ? 1 : 0;
+      if (part.first.size() < kMaxListedMismatches) {
+        part.first.push_back({i, expected.value[i], actual.value(i), untouched});
+      }
     }
-    if (ok) continue;
-    wrong[i] = true;
-    ++cmp.wrong;
-    if (untouched) ++cmp.untouched;
-    if (cmp.first.size() < kMaxListedMismatches) cmp.first.push_back({i, e, a, untouched});
+  };
+  const std::size_t threads = std::min<std::size_t>(chunks, std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 1) {
+    for (std::size_t k = 0; k < chunks; ++k) count_chunk(k);
+  } else {
+    std::atomic<std::size_t> next{0};
+    std::vector<std::jthread> pool;
+    for (std::size_t t = 0; t < threads; ++t) {
+      pool.emplace_back([&] {
+        for (std::size_t k = next++; k < chunks; k = next++) count_chunk(k);
+      });
+    }
+  }
+  for (const Part& part : parts) {
+    cmp.wrong += part.wrong;
+    cmp.untouched += part.untouched;
+    cmp.nonfinite += part.nonfinite;
+    for (const auto& m : part.first) {
+      if (cmp.first.size() < kMaxListedMismatches) cmp.first.push_back(m);
+    }
   }
   if (cmp.wrong > 0) {
+    // The hints read the pattern of wrong elements: a second pass for wrong outputs only.
+    std::vector<bool> wrong(cmp.count, false);
+    for (std::size_t i = 0; i < cmp.count; ++i) {
+      bool untouched = false, nonfinite = false;
+      wrong[i] = judge(i, untouched, nonfinite);
+    }
     add_position_hints(cmp, actual, wrong, before != nullptr, host_pointers);
     add_value_hints(cmp, actual, expected);
   }

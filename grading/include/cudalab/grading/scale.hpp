@@ -39,6 +39,9 @@ class GpuPool {
   std::size_t share();
   /// A GPU to time on, alone; waits for one.
   std::size_t take_alone();
+  /// GPU `gpu` alone, for a worker that times on that GPU only; waits until no check or timed run
+  /// uses it.
+  void take_alone(std::size_t gpu);
   /// Gives back what share() (`alone` false) or take_alone() (`alone` true) gave.
   void release(std::size_t gpu, bool alone);
 

@@ -171,7 +171,8 @@ std::vector<std::unique_ptr<Device>> gpu_devices(const Toolchain& gpu, const std
     std::string line = d.name;
     if (!visible.empty()) line += fmt::format(" (CUDA_VISIBLE_DEVICES={} for the runner)", visible);
     if (d.peaks) {
-      line += fmt::format(": peaks {:.0f} GB/s, {:.0f} GFLOP/s FP32", d.peaks->bandwidth_gbs, d.peaks->fp32_gflops);
+      line += fmt::format(": peaks {:.0f} GB/s, {:.0f} GFLOP/s FP32, host link {:.0f} GB/s", d.peaks->bandwidth_gbs,
+                          d.peaks->fp32_gflops, d.peaks->host_link_gbs);
     }
     lines.push_back(line);
   };

@@ -181,8 +181,28 @@ int probe() {
   return 0;
 }
 
+/// Median seconds of `copy` (events around it), sampled as the policy says.
+template <typename Copy>
+double median_copy_s(cudaEvent_t start, cudaEvent_t stop, Copy copy) {
+  cudalab::SamplingPolicy policy;
+  policy.min_samples = 20;
+  policy.time_cap_s = 5;
+  cudalab::Sampler sampler(policy);
+  while (sampler.want_more()) {
+    cudaEventRecord(start);
+    copy();
+    cudaEventRecord(stop);
+    cudaEventSynchronize(stop);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    sampler.add(ms * 1e-3);
+  }
+  return sampler.summary().median;
+}
+
 /// Device-to-device copy bandwidth, bytes read plus bytes written per second: the ceiling that
-/// memory-bound kernels are measured against.
+/// memory-bound kernels are measured against. And the host link's: a page-locked copy each way,
+/// the faster one, the ceiling of host-pointer exercises, whose data crosses it.
 int peak() {
   constexpr std::size_t kBytes = std::size_t{1} << 30;
   void* a = nullptr;
@@ -195,24 +215,21 @@ int peak() {
   cudaEvent_t start, stop;
   cudaEventCreate(&start);
   cudaEventCreate(&stop);
-  cudalab::SamplingPolicy policy;
-  policy.min_samples = 20;
-  policy.time_cap_s = 5;
-  cudalab::Sampler sampler(policy);
-  while (sampler.want_more()) {
-    cudaEventRecord(start);
-    cudaMemcpy(b, a, kBytes, cudaMemcpyDeviceToDevice);
-    cudaEventRecord(stop);
-    cudaEventSynchronize(stop);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    sampler.add(ms * 1e-3);
+  const double d2d_s = median_copy_s(start, stop, [&] { cudaMemcpy(b, a, kBytes, cudaMemcpyDeviceToDevice); });
+  constexpr std::size_t kHostBytes = std::size_t{1} << 28;
+  void* host = nullptr;
+  double link_gbs = 0;
+  if (cudaMallocHost(&host, kHostBytes) == cudaSuccess) {
+    std::memset(host, 1, kHostBytes);
+    const double up_s = median_copy_s(start, stop, [&] { cudaMemcpy(a, host, kHostBytes, cudaMemcpyHostToDevice); });
+    const double down_s = median_copy_s(start, stop, [&] { cudaMemcpy(host, a, kHostBytes, cudaMemcpyDeviceToHost); });
+    link_gbs = static_cast<double>(kHostBytes) / std::min(up_s, down_s) / 1e9;
+    cudaFreeHost(host);
   }
-  const auto s = sampler.summary();
   std::printf("%s\n", json{{"copy_bytes", kBytes},
-                           {"median_s", s.median},
-                           {"samples", s.n},
-                           {"bandwidth_gbs", 2.0 * static_cast<double>(kBytes) / s.median / 1e9}}
+                           {"median_s", d2d_s},
+                           {"bandwidth_gbs", 2.0 * static_cast<double>(kBytes) / d2d_s / 1e9},
+                           {"host_link_gbs", link_gbs}}
                           .dump()
                           .c_str());
   return 0;
@@ -359,6 +376,15 @@ class Run {
   }
 
   [[nodiscard]] std::size_t mapped_bytes() const { return std::max<std::size_t>(spec_.total_bytes, 1); }
+
+  /// Where the last input set's buffers end in the shared file.
+  [[nodiscard]] std::size_t sets_end() const {
+    std::size_t end = 0;
+    for (const auto& set : sets_) {
+      for (const auto& s : set) end = std::max(end, s.where.offset + s.where.bytes);
+    }
+    return std::min(end, spec_.total_bytes);
+  }
 
   void upload(std::size_t set) {
     for (auto& s : sets_[set]) {
@@ -512,9 +538,10 @@ class Run {
       }
     };
     const bool device_pointers = spec_.device_pointers;
-    // Host-pointer exercises: page-locked buffers unless the parent asks for pageable ones.
+    // Host-pointer exercises: page-locked buffers unless the parent asks for pageable ones. Only
+    // the sets' buffers, which solve copies: the witnesses' room after them is written by memcpy.
     const bool page_locked = !device_pointers && spec_.host_memory == protocol::HostMemory::page_locked &&
-                             cudalab::runner::page_lock(base_, spec_.total_bytes);
+                             cudalab::runner::page_lock(base_, sets_end());
     cudaEvent_t start_event, stop_event;
     check_cuda(cudaEventCreate(&start_event), "creating events");
     check_cuda(cudaEventCreate(&stop_event), "creating events");
@@ -608,9 +635,7 @@ class Run {
     if (spec_.clock_batches && !reply.samples_s.empty()) {
       // The parent's clock around two batches that differ only in calling solve: their difference
       // is what the calls took, seen from outside this process (protocol.hpp, kClockFd).
-      const double median = cudalab::median(reply.samples_s);
-      const auto want = static_cast<std::size_t>(0.05 / std::max(median, 1e-6));
-      const std::size_t k = std::clamp(want, protocol::kMinClockCalls, protocol::kMaxClockCalls);
+      const std::size_t k = protocol::clock_calls_for(cudalab::median(reply.samples_s));
       auto between_calls = [&](std::size_t i) {
         restore_buffers(i % sets_.size(), host_pristine);
         (void)cudaCtxResetPersistingL2Cache();

@@ -103,10 +103,26 @@ TEST(Fakes, AreCaughtOnTheSimulator) {
   // Marks written at once: faster than the made-up device could move the data.
   fakes.push_back({"02_vector_add", "forges_reply_and_clock.cu", Verdict::timing_mismatch, "less than the device"});
   expect_caught(sim, fakes);
-  // Without peaks there is no floor: the marks still show calls far shorter than the reply claims.
-  Target no_peaks{make_sim_toolchain(test_config()), Peaks{}, 1 << 16, 1 << 18};
-  expect_caught(no_peaks, {{"02_vector_add", "forges_reply_and_clock.cu", Verdict::timing_mismatch,
-                            "the marks were not written by the runner's timing"}});
+#endif
+}
+
+// A host-pointer solve copies its inputs in and its outputs out: its time is held to the host
+// link's measured bandwidth (both ways at once), a device-pointer one's is not.
+TEST(Fakes, AHostPointerTimeIsHeldToTheHostLink) {
+#ifndef CUDALAB_HAVE_SIM
+  GTEST_SKIP() << "this build has no simulator";
+#else
+  // A made-up link of 10 MB/s each way: the simulator's honest vector add is far faster.
+  Peaks slow_link{1e6, 1e6, "test"};
+  slow_link.host_link_gbs = 0.01;
+  const Target target{make_sim_toolchain(test_config()), slow_link, 1 << 16, 1 << 18};
+  const fs::path solutions = kSource / "solutions";
+  if (!fs::exists(solutions)) GTEST_SKIP() << "the students' export has no solutions";
+  expect_caught(target, {{"02_vector_add", (solutions / "02_vector_add/kernel.cu").c_str(), Verdict::impossible_speed,
+                          "across the host link"}});
+  const BenchOutcome device_pointers =
+      bench_fake(target, {"05_reduce", (solutions / "05_reduce/kernel.cu").c_str(), Verdict::passed, ""});
+  EXPECT_EQ(device_pointers.verdict, Verdict::passed) << device_pointers.message;
 #endif
 }
 
@@ -123,9 +139,8 @@ TEST(Fakes, AreCaughtOnTheGpu) {
   Target target{std::move(gpu), peaks, 1 << 26, 1 << 20};
   expect_honest_pass(target);
   std::vector<Fake> fakes = kFakes;
-  // Instant marks on a real device: too fast for the device, or far shorter than the claimed 1 ms.
-  fakes.push_back({"02_vector_add", "forges_reply_and_clock.cu", Verdict::timing_mismatch,
-                   "the marks were not written by the runner's timing"});
+  // Instant marks: faster than the host link lets a host-pointer call be.
+  fakes.push_back({"02_vector_add", "forges_reply_and_clock.cu", Verdict::timing_mismatch, "less than the device"});
   expect_caught(target, fakes);
 }
 

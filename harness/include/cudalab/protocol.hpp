@@ -40,12 +40,20 @@ inline constexpr int kClockFd = 5;
 /// The clock batches' marks: before the batch without solve, between the batches, after the batch
 /// with solve. Both batches do the same work between calls; only the second calls solve.
 inline constexpr char kClockMarks[3] = {'A', 'B', 'C'};
-/// Rounds of the two batches: the parent takes the round that ran fastest, so that a busy moment
-/// of the machine (other processes, other tests) is not taken for a lie.
+/// Rounds of the two batches: each of the parent's checks takes the round kindest to an honest
+/// run, so that a busy moment of the machine (other processes, other tests) is not taken for a lie.
 inline constexpr std::size_t kClockRounds = 3;
-/// Calls per clock batch the runner may choose (about 0.1 s of its median, within these bounds).
+/// Bounds on the calls per clock batch.
 inline constexpr std::size_t kMinClockCalls = 3;
 inline constexpr std::size_t kMaxClockCalls = 100;
+/// Calls per clock batch for a run whose timed calls took `median_s`: about 50 ms a batch, within
+/// the bounds above. The parent holds the runner's count to it, so that a forged reply cannot
+/// choose a few calls, whose batches the pipe's wake-ups would blur.
+inline std::size_t clock_calls_for(double median_s) {
+  const double want = 0.05 / (median_s > 1e-6 ? median_s : 1e-6);
+  if (!(want < static_cast<double>(kMaxClockCalls))) return kMaxClockCalls;
+  return want < static_cast<double>(kMinClockCalls) ? kMinClockCalls : static_cast<std::size_t>(want);
+}
 /// The parent reads at most this much of a reply (per case, for a check); a longer one is malformed.
 inline constexpr std::size_t kMaxReplyBytes = std::size_t{8} << 20;
 /// The record keeper keeps at most this many records of each kind; the rest are counted only.

@@ -159,6 +159,8 @@ struct Peaks {
   double bandwidth_gbs = 0;  ///< GB/s (1e9 bytes/s), e.g. a measured device-to-device copy
   double fp32_gflops = 0;    ///< GFLOP/s
   std::string source;        ///< where the numbers come from: "measured d2d copy; spec FP32"
+  /// GB/s of a page-locked copy across the host link, the faster direction (measured); 0: unknown.
+  double host_link_gbs = 0;
 };
 
 /// Rates from a cost model and a time. Absent where the cost or the peak is 0.

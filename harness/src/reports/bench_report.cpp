@@ -289,6 +289,7 @@ json bench_report_json(const BenchResults& results) {
         {"peaks",
          {{"bandwidth_gb_per_s", m.peaks.bandwidth_gbs > 0 ? json(m.peaks.bandwidth_gbs) : json(nullptr)},
           {"fp32_gflop_per_s", m.peaks.fp32_gflops > 0 ? json(m.peaks.fp32_gflops) : json(nullptr)},
+          {"host_link_gb_per_s", m.peaks.host_link_gbs > 0 ? json(m.peaks.host_link_gbs) : json(nullptr)},
           {"source", m.peaks.source}}},
         {"baselines", baselines},
         {"kernel_median_s", m.kernel_median_s ? json(*m.kernel_median_s) : json(nullptr)},

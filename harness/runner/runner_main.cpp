@@ -679,8 +679,8 @@ class Run {
   std::byte* base_ = nullptr;  ///< the shared buffers, as the parent laid them out
   std::vector<std::vector<Slot>> sets_;
   void* solve_ = nullptr;
-  std::vector<std::byte> poison_host_;  ///< bench: the parent's output poison
-  void* poison_device_ = nullptr;       ///< bench: the same on the device (device-pointer exercises)
+  std::vector<std::byte> poison_host_;   ///< bench: the parent's output poison
+  void* poison_device_ = nullptr;        ///< bench: the same on the device (device-pointer exercises)
   std::vector<protocol::Phase> phases_;  ///< bench: where the run's time went (phase())
   Clock::time_point phase_start_ = Clock::now();
 };

@@ -92,9 +92,9 @@ class SharedBuffers {
     std::vector<Buffer> out;
     out.reserve(like.size());
     for (std::size_t i = 0; i < like.size(); ++i) {
-      out.push_back(like[i].role == Role::input ? Buffer{like[i].name, like[i].dtype, like[i].role, {}, like[i].rows,
-                                                         like[i].cols}
-                                                : shell_with(like[i], base_ + witness_offsets_[w][i]));
+      out.push_back(like[i].role == Role::input
+                        ? Buffer{like[i].name, like[i].dtype, like[i].role, {}, like[i].rows, like[i].cols}
+                        : shell_with(like[i], base_ + witness_offsets_[w][i]));
     }
     return out;
   }
@@ -368,8 +368,7 @@ std::size_t witness_set(const protocol::Reply& reply, std::size_t call, std::siz
 /// Bench: the outputs of the timed calls the parent chose to verify. False (with `r` filled in)
 /// when one is wrong or missing.
 bool judge_witnesses(const Task& task, const Case& c, const protocol::Spec& spec, const protocol::Reply& reply,
-                     const SetViews& sets, const SharedBuffers& shared, const ExpectedFn& expected,
-                     CaseResult& r) {
+                     const SetViews& sets, const SharedBuffers& shared, const ExpectedFn& expected, CaseResult& r) {
   const std::size_t measured = reply.samples_s.size();
   if (!spec.witnesses.empty() && (measured == 0 || reply.calls < measured)) {
     r.verdict = Verdict::timing_mismatch;
@@ -724,9 +723,8 @@ CaseResult run_case(const Task& task, const Toolchain& toolchain, const fs::path
 }
 
 /// call_runner, inside the sandbox `box` (sandbox.hpp).
-static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& call,
-                                 const SetViews& sets, const ExpectedFn& expected, protocol::Reply* reply,
-                                 ParentClock* clock) {
+static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& call, const SetViews& sets,
+                                 const ExpectedFn& expected, protocol::Reply* reply, ParentClock* clock) {
   const Task& task = call.task;
   const Case& c = call.c;
   auto since = [start = std::chrono::steady_clock::now()]() mutable {
@@ -796,8 +794,8 @@ static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& cal
   return r;
 }
 
-CaseResult call_runner(const RunnerCall& call, const SetViews& sets, const ExpectedFn& expected,
-                       protocol::Reply* reply, ParentClock* clock) {
+CaseResult call_runner(const RunnerCall& call, const SetViews& sets, const ExpectedFn& expected, protocol::Reply* reply,
+                       ParentClock* clock) {
   CaseResult failure;
   std::optional<RunnerSandbox> box;
   if (!make_box(call, box, failure)) return failure;

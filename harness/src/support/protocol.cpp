@@ -385,7 +385,8 @@ void from_json(const json& j, Reply& r) {
     const json& phases = field(j, "phases");
     if (!phases.is_array() || phases.size() > kMaxPhases) throw ProtocolError("field 'phases' is not a short list");
     for (const json& p : phases) {
-      if (!p.is_array() || p.size() != 2 || !p[0].is_string() || p[0].get_ref<const std::string&>().size() > kMaxPhaseNameBytes) {
+      if (!p.is_array() || p.size() != 2 || !p[0].is_string() ||
+          p[0].get_ref<const std::string&>().size() > kMaxPhaseNameBytes) {
         throw ProtocolError("an entry of 'phases' is not a [name, seconds] pair");
       }
       r.phases.push_back({p[0].get<std::string>(), seconds_field(p[1], "phases")});

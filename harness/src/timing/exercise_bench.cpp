@@ -239,9 +239,8 @@ Peaks device_peaks(const fs::path& runner, const GpuDevice& device, const fs::pa
     }
     if (peaks.bandwidth_gbs > 0) {
       measured_now = true;
-      cache[key] = {{"device", device.name},
-                    {"bandwidth_gbs", peaks.bandwidth_gbs},
-                    {"host_link_gbs", peaks.host_link_gbs}};
+      cache[key] = {
+          {"device", device.name}, {"bandwidth_gbs", peaks.bandwidth_gbs}, {"host_link_gbs", peaks.host_link_gbs}};
       std::error_code ec;
       fs::create_directories(cache_dir, ec);
       std::ofstream(file) << cache.dump(2);
@@ -331,18 +330,10 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
     ParentClock clock;
     protocol::Spec spec = bench_spec;
     spec.witnesses = choose_witnesses(case_seed(options.seed, task.info(), c, kWitnessSeedSet), options.policy);
-    const RunnerCall call{task,
-                          toolchain,
-                          compiled.module,
-                          c,
-                          spec,
-                          options.timeout,
-                          1 << 20,
-                          options.visible_devices,
+    const RunnerCall call{task, toolchain, compiled.module, c, spec, options.timeout, 1 << 20, options.visible_devices,
                           // The GPU is free after the last case's run, unless the reference solution follows.
                           i + 1 == cases.size() && options.reference.empty() ? options.after_timed_run : nullptr,
-                          &out.time_split,
-                          options.before_timed_run};
+                          &out.time_split, options.before_timed_run};
     const CaseResult r = call_runner(call, sets, expected_fn, &reply, &clock);
     const bool unmet_but_right = r.verdict == Verdict::requirement_unmet && options.measure_unmet_requirements;
     if (r.verdict != Verdict::passed && !unmet_but_right) {
@@ -355,16 +346,17 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
     const Summary summary = summary_of(reply);
     // Timed in the submission's process: believed only if physics and the parent's own
     // observations agree. Physics first: a memoizing submission is fast, not forged.
-    if (const std::string why = impossible(
-            make_measurement(id, c, backend_name(toolchain.backend()), task.cost(c), summary, peaks), c.precision,
-            host_pointers);
+    if (const std::string why =
+            impossible(make_measurement(id, c, backend_name(toolchain.backend()), task.cost(c), summary, peaks),
+                       c.precision, host_pointers);
         !why.empty()) {
       out.verdict = Verdict::impossible_speed;
       out.message = why;
       out.details = {"the time is not scored; docs/threat-model.md says what the checks are"};
       return out;
     }
-    if (const std::string why = clock_disagreement(reply, clock, fastest_possible_s(task.cost(c), peaks, c.precision, host_pointers));
+    if (const std::string why =
+            clock_disagreement(reply, clock, fastest_possible_s(task.cost(c), peaks, c.precision, host_pointers));
         !why.empty()) {
       out.verdict = Verdict::timing_mismatch;
       out.message = fmt::format("{} at {}: {}", id, c.label(), why);

@@ -524,6 +524,17 @@ class Run {
     phase_start_ = now;
   }
 
+  /// Ends a phase made of two: `first_s` of it under `first`, the rest under `rest`.
+  void split_phase(const char* first, double first_s, const char* rest) {
+    const auto now = Clock::now();
+    const double all_s = std::chrono::duration<double>(now - phase_start_).count();
+    if (phases_.size() + 2 <= protocol::kMaxPhases) {
+      phases_.push_back({first, first_s});
+      phases_.push_back({rest, std::max(0.0, all_s - first_s)});
+    }
+    phase_start_ = now;
+  }
+
   /// One byte on the clock pipe, which the parent timestamps; ignored when the parent gave none.
   static void clock_mark(char mark) { (void)!write(protocol::kClockFd, &mark, 1); }
 
@@ -564,11 +575,14 @@ class Run {
     Reply reply;
     bool recorded_one_call = false;
     std::size_t calls = 0;
+    double between_calls_s = 0;  // restoring and flushing, apart from the calls, for the phases
     for (std::size_t i = 0; sampler.want_more(); ++i) {
       const std::size_t set = i % sets_.size();
+      const auto between_start = Clock::now();
       restore_buffers(set, host_pristine);
       (void)cudaCtxResetPersistingL2Cache();
       flush();
+      between_calls_s += std::chrono::duration<double>(Clock::now() - between_start).count();
       const bool warmup = sampler.warming_up();
       // Records are kept for the first measured call only: one solve's launches and copies.
       const bool keep_records = !warmup && !recorded_one_call;
@@ -613,7 +627,7 @@ class Run {
       calls = i + 1;
     }
     reply.calls = calls;
-    phase("timed calls");
+    split_phase("restoring outputs and flushing", between_calls_s, "timed calls");
     // Device-pointer exercises: the kernels' own time from a few traced calls apart from the
     // timed ones, as a profiler would report it (no launch gaps, no host work in solve).
     if (device_pointers && spec_.kernel_traces && !reply.samples_s.empty()) {

@@ -96,6 +96,7 @@ TEST(Bench, SaysWhereTheTimedRunsSecondsWent) {
                                              "lockdown and load",
                                              "upload",
                                              "set-up",
+                                             "restoring outputs and flushing",
                                              "timed calls",
                                              "clock batches",
                                              "download",

@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <initializer_list>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -524,14 +525,15 @@ class Run {
     phase_start_ = now;
   }
 
-  /// Ends a phase made of two: `first_s` of it under `first`, the rest under `rest`.
-  void split_phase(const char* first, double first_s, const char* rest) {
+  /// Ends a phase made of parts measured apart (`parts`) and the rest (`rest`).
+  void split_phase(std::initializer_list<protocol::Phase> parts, const char* rest) {
     const auto now = Clock::now();
-    const double all_s = std::chrono::duration<double>(now - phase_start_).count();
-    if (phases_.size() + 2 <= protocol::kMaxPhases) {
-      phases_.push_back({first, first_s});
-      phases_.push_back({rest, std::max(0.0, all_s - first_s)});
+    double rest_s = std::chrono::duration<double>(now - phase_start_).count();
+    for (const auto& p : parts) {
+      if (phases_.size() < protocol::kMaxPhases) phases_.push_back(p);
+      rest_s -= p.seconds;
     }
+    if (phases_.size() < protocol::kMaxPhases) phases_.push_back({rest, std::max(0.0, rest_s)});
     phase_start_ = now;
   }
 
@@ -576,6 +578,7 @@ class Run {
     bool recorded_one_call = false;
     std::size_t calls = 0;
     double between_calls_s = 0;  // restoring and flushing, apart from the calls, for the phases
+    double calls_s = 0;          // the calls, from before the first event to after the device is idle
     for (std::size_t i = 0; sampler.want_more(); ++i) {
       const std::size_t set = i % sets_.size();
       const auto between_start = Clock::now();
@@ -593,6 +596,7 @@ class Run {
       const bool traced = keep_records || !device_pointers;
       if (traced) cudalab::runner::start_kernel_tracing();
       double seconds = 0;
+      const auto call_start = Clock::now();
       if (device_pointers) {
         check_cuda(cudaEventRecord(start_event), "recording an event");
         guarded_solve(solve_, args[set]);
@@ -607,6 +611,7 @@ class Run {
         check_after_solve();
         seconds = std::chrono::duration<double>(Clock::now() - t0).count();
       }
+      calls_s += std::chrono::duration<double>(Clock::now() - call_start).count();
       const double kernel_seconds = traced ? cudalab::runner::stop_kernel_tracing() : 0.0;
       if (keep_records) {
         records::stop_recording();
@@ -627,7 +632,8 @@ class Run {
       calls = i + 1;
     }
     reply.calls = calls;
-    split_phase("restoring outputs and flushing", between_calls_s, "timed calls");
+    split_phase({{"restoring outputs and flushing", between_calls_s}, {"timed calls", calls_s}},
+                "tracing, witnesses, statistics");
     // Device-pointer exercises: the kernels' own time from a few traced calls apart from the
     // timed ones, as a profiler would report it (no launch gaps, no host work in solve).
     if (device_pointers && spec_.kernel_traces && !reply.samples_s.empty()) {

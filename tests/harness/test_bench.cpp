@@ -89,10 +89,19 @@ TEST(Bench, SaysWhereTheTimedRunsSecondsWent) {
     sum_s += p.seconds;
   }
   // The parent's phases frame the runner's; device-pointer exercises upload and download.
-  const std::vector<std::string> expected = {
-      "inputs",   "preparing", "process start and exit",         "context",     "lockdown and load",
-      "upload",   "set-up",    "restoring outputs and flushing", "timed calls", "clock batches",
-      "download", "judging"};
+  const std::vector<std::string> expected = {"inputs",
+                                             "preparing",
+                                             "process start and exit",
+                                             "context",
+                                             "lockdown and load",
+                                             "upload",
+                                             "set-up",
+                                             "restoring outputs and flushing",
+                                             "timed calls",
+                                             "tracing, witnesses, statistics",
+                                             "clock batches",
+                                             "download",
+                                             "judging"};
   EXPECT_EQ(names, expected);
   EXPECT_GT(sum_s, 0);
   EXPECT_LE(sum_s, wall_s) << "the phases cannot add up to more than the run took";

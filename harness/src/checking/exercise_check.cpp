@@ -71,6 +71,15 @@ class SharedBuffers {
         std::memcpy(base_ + offsets_[s][i], (*sets[s])[i].bytes.data(), (*sets[s])[i].bytes.size());
       }
     }
+    // The witnesses' room starts as the first set's outputs (poisoned, or an in-place buffer's
+    // input), so that a witness never written reads as such; and filled here, before the runner
+    // has the GPU, its pages are no longer allocated while a timed run copies into them.
+    for (std::size_t w = 0; w < witnesses; ++w) {
+      for (std::size_t i = 0; i < sets.front()->size(); ++i) {
+        const Buffer& b = (*sets.front())[i];
+        if (b.role != Role::input) std::memcpy(base_ + witness_offsets_[w][i], b.bytes.data(), b.bytes.size());
+      }
+    }
   }
   SharedBuffers(const SharedBuffers&) = delete;
   SharedBuffers& operator=(const SharedBuffers&) = delete;

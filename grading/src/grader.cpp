@@ -35,6 +35,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// Attempts in the timing phase at once per GPU: one holds the GPU, the others work on the CPU.
+constexpr std::size_t kTimingWorkersPerGpu = 3;
+
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
@@ -538,9 +541,10 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
   std::ranges::sort(to_time);  // in the order of the class, whichever check ended first
   const auto timing_phase_start = Clock::now();
   std::atomic<std::size_t> next_timed{0};
-  // Two workers per GPU: while one prepares or judges, the other times.
+  // Three workers per GPU: while one times, the others prepare the next attempt's inputs and judge
+  // the last one's outputs (for the large host-pointer cases each takes about as long as the run).
   std::atomic<unsigned> timing_worker{0};
-  run_workers(static_cast<unsigned>(2 * devices.size()), [&] {
+  run_workers(static_cast<unsigned>(kTimingWorkersPerGpu * devices.size()), [&] {
     const std::size_t gpu = timing_worker++ % devices.size();
     for (std::size_t k = next_timed++; k < to_time.size(); k = next_timed++) {
       time_one(pending[to_time[k]], gpu);

@@ -752,54 +752,48 @@ static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& cal
   const RunnerProcess run = spawn_runner(box, call, spec, shared, clock, 1);
   const double running_s = since();
   if (call.after_run) call.after_run();
-  // Judging's time is added when the call returns, whichever way it returns.
-  struct SplitWriter {
-    std::vector<protocol::Phase>* split;
-    decltype(since)& clock;
-    ~SplitWriter() {
-      if (split != nullptr) split->push_back({"judging", clock()});
+  // The reply comes from a process that ran student code: read it as untrusted input, once.
+  const bool replied = !run.p.result.empty() && !run.p.result_overflow && run.p.status == ProcessResult::Status::exited;
+  std::optional<protocol::Reply> result;
+  std::optional<protocol::ProtocolError> unusable;
+  if (replied) {
+    try {
+      std::vector<protocol::Reply> replies = protocol::parse_replies(run.p.result);
+      if (replies.size() != 1) throw protocol::ProtocolError("malformed reply: more than one");
+      result = std::move(replies.front());
+    } catch (const protocol::ProtocolError& e) {
+      unusable = e;
     }
-  } judging{call.time_split, since};
+  }
   if (call.time_split != nullptr) {
     call.time_split->push_back({"preparing", preparing_s});
     if (call.before_run) call.time_split->push_back({"waiting for the GPU", waiting_s});
-    std::vector<protocol::Phase> inside;
     double inside_s = 0;
-    try {
-      const auto replies = protocol::parse_replies(run.p.result);
-      if (replies.size() == 1) inside = replies.front().phases;
-    } catch (const protocol::ProtocolError&) {
-      inside.clear();  // judged below; the split only loses the runner's detail
-    }
+    const std::vector<protocol::Phase> inside = result ? result->phases : std::vector<protocol::Phase>{};
     for (const auto& p : inside) inside_s += p.seconds;
     call.time_split->push_back({"process start and exit", std::max(0.0, running_s - inside_s)});
     call.time_split->insert(call.time_split->end(), inside.begin(), inside.end());
   }
-  if (run.p.result.empty() || run.p.result_overflow || run.p.status != ProcessResult::Status::exited) {
-    return ended_without_reply(box, call, run, c);
-  }
-  // The reply comes from a process that ran student code: read it as untrusted input.
-  protocol::Reply result;
-  try {
-    const std::vector<protocol::Reply> replies = protocol::parse_replies(run.p.result);
-    if (replies.size() != 1) throw protocol::ProtocolError("malformed reply: more than one");
-    result = replies.front();
-  } catch (const protocol::ProtocolError& e) {
-    return unusable_reply(run, c, e);
-  }
-  CaseResult r;
-  r.c = c;
-  const bool ok = take_reply(call, result, r);
-  add_printed(run, r);
-  if (!ok) return r;
-  if (reply != nullptr) *reply = result;
-  if (!judge_witnesses(task, c, spec, result, sets, shared, expected, r)) return r;
-  // Every input set is judged: in a benchmark, each holds the result of its last timed call.
-  for (std::size_t set = 0; set < sets.size(); ++set) {
-    const std::vector<Buffer> after = shared.read(set, *sets[set]);
-    judge_outputs(task, c, *sets[set], after, expected(set), r);
-    if (r.verdict != Verdict::passed) break;
-  }
+  const auto judge = [&]() -> CaseResult {
+    if (!replied) return ended_without_reply(box, call, run, c);
+    if (unusable) return unusable_reply(run, c, *unusable);
+    CaseResult r;
+    r.c = c;
+    const bool ok = take_reply(call, *result, r);
+    add_printed(run, r);
+    if (!ok) return r;
+    if (reply != nullptr) *reply = *result;
+    if (!judge_witnesses(task, c, spec, *result, sets, shared, expected, r)) return r;
+    // Every input set is judged: in a benchmark, each holds the result of its last timed call.
+    for (std::size_t set = 0; set < sets.size(); ++set) {
+      const std::vector<Buffer> after = shared.read(set, *sets[set]);
+      judge_outputs(task, c, *sets[set], after, expected(set), r);
+      if (r.verdict != Verdict::passed) break;
+    }
+    return r;
+  };
+  CaseResult r = judge();
+  if (call.time_split != nullptr) call.time_split->push_back({"judging", since()});
   return r;
 }
 

@@ -71,16 +71,6 @@ std::string file_hash(const fs::path& file) {
   }
 }
 
-/// ": inputs 0.1, preparing 0.6, …" for a timed attempt's log line: the phases of a tenth of a
-/// second or more. Empty when nothing was timed.
-std::string describe_split(const std::vector<protocol::Phase>& split) {
-  std::string out;
-  for (const auto& p : split) {
-    if (p.seconds >= 0.1) out += fmt::format("{}{} {:.1f}", out.empty() ? ": " : ", ", p.name, p.seconds);
-  }
-  return out;
-}
-
 /// Reference-solution times per exercise, measured once per run and GPU with the GPU to itself
 /// (`options` takes it). Thread-safe: a second worker waits for the first one's measurement.
 class ReferenceTimes {
@@ -413,7 +403,7 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
       progress({done, jobs.size(),
                 fmt::format("{} {}: {} in {:.1f} s (compiling {:.1f}, checking {:.1f}, timing {:.1f}{})", a.student,
                             a.exercise, a.verdict, a.seconds, p.compiling, p.checking, p.timing,
-                            describe_split(p.timing_split)),
+                            protocol::describe_phases(p.timing_split, 0.1, 1)),
                 eta});
     }
   };

@@ -137,6 +137,7 @@ struct BenchArgs {
   bool no_reference = false;
   bool ladder = false;
   bool pageable = false;
+  bool verbose = false;
 };
 
 /// Exercises and their sources from the shared selection options of check and bench.
@@ -243,6 +244,10 @@ int run_bench(const BenchArgs& args, const std::string& command_line) {
         step_options.cpu_baselines = options.cpu_baselines && file.stem() == "kernel";
       }
       BenchOutcome outcome = bench_exercise(*task, *gpu, file, peaks, step_options, say);
+      if (args.verbose && !outcome.time_split.empty()) {
+        fmt::print(stderr, "cudalab: {} took, in seconds{}\n", step_options.name.empty() ? file.string() : step_options.name,
+                   protocol::describe_phases(outcome.time_split, 0.0005, 3));
+      }
       for (auto& m : outcome.measurements) results.measurements.push_back(std::move(m));
       if (outcome.verdict != Verdict::passed) failures.push_back(std::move(outcome));
     }
@@ -450,6 +455,9 @@ int main(int argc, char** argv) {
   bench->add_flag("--pageable", bench_args.pageable,
                   "Time host-pointer exercises with pageable host buffers (default: page-locked, whose copies "
                   "are repeatable)");
+  bench->add_flag("-v,--verbose", bench_args.verbose,
+                  "Also say where each measurement's time went: inputs, process start, context, the timed calls, "
+                  "judging");
   bench->add_flag("--ladder", bench_args.ladder,
                   "Measure the speed ladder: solutions/NAME/step*.cu in order, then the reference solution, then "
                   "any TF32 tensor-core tier (solutions/NAME/tf32_*.cu, at TF32 precision)");

@@ -9,8 +9,9 @@
 //
 // Order of a run: map the buffers, create the device context, lock down as the spec's sandbox
 // says (sandbox.hpp: after the context, which Landlock would break; before the module, whose
-// constructors run at load), load the module, then per case (check) or once (bench): upload, call
-// solve, download, reply. One process for all the cases of a check: the context and the module
+// constructors run at load), in bench mode page-lock the host buffers and, if the spec asks, wait
+// at the gate for the parent to take the GPU (protocol.hpp, kGateFd), load the module, then per
+// case (check) or once (bench): upload, call solve, download, reply. One process for all the cases of a check: the context and the module
 // load are paid once, and solve meets state left from its earlier calls, as a program would.
 #include <dlfcn.h>
 #include <sys/mman.h>
@@ -278,8 +279,14 @@ class Run {
     if (auto why = cudalab::runner::lock_down(spec_.sandbox)) {
       throw Stop{error_reply(Status::runner_error, "cannot lock down: " + *why)};
     }
+    phase("lockdown");
+    if (spec_.mode == protocol::Mode::bench) {
+      prepare_host();
+      // Nothing of the submission has run yet: waiting here, ready, costs the next timed run nothing.
+      if (spec_.gate) wait_at_gate();
+    }
     load_module();
-    phase("lockdown and load");
+    phase("load");
     if (spec_.mode == protocol::Mode::check) {
       for (std::size_t set = 0; set < sets_.size(); ++set) {
         try {
@@ -325,6 +332,36 @@ class Run {
       for (const auto& b : set) slots.push_back({b});
       sets_.push_back(std::move(slots));
     }
+  }
+
+  /// Bench, before the module loads: the host side of the set-up, which needs neither the
+  /// submission nor the GPU to itself. Page-locks the input sets of a host-pointer exercise,
+  /// keeps the inputs of in-place buffers and the outputs' poison for restore_buffers().
+  void prepare_host() {
+    // Host-pointer exercises: page-locked buffers unless the parent asks for pageable ones. Only
+    // the sets' buffers, which solve copies: the witnesses' room after them is written by memcpy.
+    page_locked_ = !spec_.device_pointers && spec_.host_memory == protocol::HostMemory::page_locked &&
+                   cudalab::runner::page_lock(base_, sets_end());
+    keep_host_poison();
+    for (const auto& set : sets_) {
+      for (const auto& s : set) {
+        const std::byte* from = base_ + s.where.offset;
+        const bool kept = s.where.role == protocol::BufferRole::inout && !spec_.device_pointers;
+        host_pristine_.emplace_back(kept ? std::vector<std::byte>(from, from + s.where.bytes) : std::vector<std::byte>());
+      }
+    }
+    phase(page_locked_ ? "page-lock and host set-up" : "host set-up");
+  }
+
+  /// Tells the parent this run is ready to time (kGateFd) and waits until it may go on. The wait
+  /// is the parent's, not a phase of the run.
+  void wait_at_gate() {
+    const char ready = 'r';
+    char go = 0;
+    if (write(protocol::kGateFd, &ready, 1) != 1 || read(protocol::kGateFd, &go, 1) != 1) {
+      throw Stop{error_reply(Status::runner_error, "the parent never opened the gate")};
+    }
+    phase_start_ = Clock::now();
   }
 
   void load_module() {
@@ -463,18 +500,18 @@ class Run {
   /// Before every bench call, outside the timed region: in-place buffers of `set` get their input
   /// back and outputs the parent's poison, so that a result left by an earlier call is never taken
   /// for this call's (a submission that computes once and then does nothing fails the witnesses).
-  void restore_buffers(std::size_t set, const std::vector<std::vector<std::byte>>& host_pristine) {
+  void restore_buffers(std::size_t set) {
     for (std::size_t b = 0; b < sets_[set].size(); ++b) {
       Slot& s = sets_[set][b];
       const std::size_t bytes = s.where.bytes;
       if (s.where.role == protocol::BufferRole::input || bytes == 0) continue;
       const bool inout = s.where.role == protocol::BufferRole::inout;
-      if (!inout && bytes > poison_host_.size()) continue;  // cannot be: keep_poison() keeps the largest
+      if (!inout && bytes > poison_host_.size()) continue;  // cannot be: keep_host_poison() keeps the largest
       if (spec_.device_pointers) {
         const void* from = inout ? s.pristine : poison_device_;
         if (from != nullptr) check_cuda(cudaMemcpy(s.device, from, bytes, cudaMemcpyDeviceToDevice), "restoring");
       } else {
-        const std::byte* from = inout ? host_pristine[set * sets_[set].size() + b].data() : poison_host_.data();
+        const std::byte* from = inout ? host_pristine_[set * sets_[set].size() + b].data() : poison_host_.data();
         parallel_copy(base_ + s.where.offset, from, bytes);
       }
     }
@@ -482,7 +519,7 @@ class Run {
 
   /// The parent poisoned every output before the run: the largest output of any set is the poison
   /// that restore_buffers() copies into outputs before each call.
-  void keep_poison() {
+  const Slot* largest_output() const {
     const Slot* largest = nullptr;
     for (const auto& set : sets_) {
       for (const auto& s : set) {
@@ -491,14 +528,21 @@ class Run {
           largest = &s;
       }
     }
-    if (largest == nullptr || largest->where.bytes == 0) return;
-    const std::byte* from = base_ + largest->where.offset;
-    poison_host_.assign(from, from + largest->where.bytes);
-    if (spec_.device_pointers) {
-      check_cuda(cudaMalloc(&poison_device_, largest->where.bytes), "allocating the output poison");
-      check_cuda(cudaMemcpy(poison_device_, largest->device, largest->where.bytes, cudaMemcpyDeviceToDevice),
-                 "copying the output poison");
+    return largest == nullptr || largest->where.bytes == 0 ? nullptr : largest;
+  }
+  void keep_host_poison() {
+    if (const Slot* largest = largest_output()) {
+      const std::byte* from = base_ + largest->where.offset;
+      poison_host_.assign(from, from + largest->where.bytes);
     }
+  }
+  /// Device-pointer exercises: the poison on the device too, from the uploaded outputs.
+  void keep_device_poison() {
+    const Slot* largest = largest_output();
+    if (largest == nullptr || !spec_.device_pointers) return;
+    check_cuda(cudaMalloc(&poison_device_, largest->where.bytes), "allocating the output poison");
+    check_cuda(cudaMemcpy(poison_device_, largest->device, largest->where.bytes, cudaMemcpyDeviceToDevice),
+               "copying the output poison");
   }
 
   /// A witness call's outputs, copied aside right after it for the parent to verify.
@@ -551,38 +595,28 @@ class Run {
       }
     };
     const bool device_pointers = spec_.device_pointers;
-    // Host-pointer exercises: page-locked buffers unless the parent asks for pageable ones. Only
-    // the sets' buffers, which solve copies: the witnesses' room after them is written by memcpy.
-    const bool page_locked = !device_pointers && spec_.host_memory == protocol::HostMemory::page_locked &&
-                             cudalab::runner::page_lock(base_, sets_end());
+    const bool page_locked = page_locked_;
     cudaEvent_t start_event, stop_event;
     check_cuda(cudaEventCreate(&start_event), "creating events");
     check_cuda(cudaEventCreate(&stop_event), "creating events");
-
-    keep_poison();
-    std::vector<std::vector<std::byte>> host_pristine;  // inputs of in-place host buffers, per set
-    for (const auto& set : sets_) {
-      for (const auto& s : set) {
-        const std::byte* from = base_ + s.where.offset;
-        host_pristine.emplace_back(s.where.role == protocol::BufferRole::inout
-                                       ? std::vector<std::byte>(from, from + s.where.bytes)
-                                       : std::vector<std::byte>());
-      }
-    }
+    keep_device_poison();
     std::vector<Args> args;
     for (std::size_t set = 0; set < sets_.size(); ++set) args.push_back(args_for(set));
-    phase(page_locked ? "page-lock and set-up" : "set-up");
+    phase("set-up");
 
     cudalab::Sampler sampler(policy);
     Reply reply;
     bool recorded_one_call = false;
     std::size_t calls = 0;
-    double between_calls_s = 0;  // restoring and flushing, apart from the calls, for the phases
-    double calls_s = 0;          // the calls, from before the first event to after the device is idle
+    // For the phases: restoring and flushing between calls; solve until it returns (its launches
+    // and any host work); then waiting until the device is idle and reading the events.
+    double between_calls_s = 0;
+    double solve_s = 0;
+    double device_s = 0;
     for (std::size_t i = 0; sampler.want_more(); ++i) {
       const std::size_t set = i % sets_.size();
       const auto between_start = Clock::now();
-      restore_buffers(set, host_pristine);
+      restore_buffers(set);
       (void)cudaCtxResetPersistingL2Cache();
       flush();
       between_calls_s += std::chrono::duration<double>(Clock::now() - between_start).count();
@@ -597,21 +631,24 @@ class Run {
       if (traced) cudalab::runner::start_kernel_tracing();
       double seconds = 0;
       const auto call_start = Clock::now();
+      auto solved = call_start;
       if (device_pointers) {
         check_cuda(cudaEventRecord(start_event), "recording an event");
         guarded_solve(solve_, args[set]);
+        solved = Clock::now();
         check_cuda(cudaEventRecord(stop_event), "recording an event");
         check_after_solve();  // the whole device: work on other streams counts
         float ms = 0;
         check_cuda(cudaEventElapsedTime(&ms, start_event, stop_event), "reading an event");
         seconds = ms * 1e-3;
       } else {
-        const auto t0 = Clock::now();
         guarded_solve(solve_, args[set]);
+        solved = Clock::now();
         check_after_solve();
-        seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        seconds = std::chrono::duration<double>(Clock::now() - call_start).count();
       }
-      calls_s += std::chrono::duration<double>(Clock::now() - call_start).count();
+      solve_s += std::chrono::duration<double>(solved - call_start).count();
+      device_s += std::chrono::duration<double>(Clock::now() - solved).count();
       const double kernel_seconds = traced ? cudalab::runner::stop_kernel_tracing() : 0.0;
       if (keep_records) {
         records::stop_recording();
@@ -632,7 +669,9 @@ class Run {
       calls = i + 1;
     }
     reply.calls = calls;
-    split_phase({{"restoring outputs and flushing", between_calls_s}, {"timed calls", calls_s}},
+    split_phase({{"restoring outputs and flushing", between_calls_s},
+                 {"timed calls: solve", solve_s},
+                 {"timed calls: device finishing", device_s}},
                 "tracing, witnesses, statistics");
     // Device-pointer exercises: the kernels' own time from a few traced calls apart from the
     // timed ones, as a profiler would report it (no launch gaps, no host work in solve).
@@ -642,7 +681,7 @@ class Run {
       const auto phase_start = Clock::now();
       for (std::size_t i = 0; i < kTracedCalls; ++i) {
         const std::size_t set = i % sets_.size();
-        restore_buffers(set, host_pristine);
+        restore_buffers(set);
         flush();
         cudalab::runner::start_kernel_tracing();
         guarded_solve(solve_, args[set]);
@@ -657,7 +696,7 @@ class Run {
       // is what the calls took, seen from outside this process (protocol.hpp, kClockFd).
       const std::size_t k = protocol::clock_calls_for(cudalab::median(reply.samples_s));
       auto between_calls = [&](std::size_t i) {
-        restore_buffers(i % sets_.size(), host_pristine);
+        restore_buffers(i % sets_.size());
         (void)cudaCtxResetPersistingL2Cache();
         flush();
       };
@@ -700,6 +739,9 @@ class Run {
   std::vector<std::vector<Slot>> sets_;
   void* solve_ = nullptr;
   std::vector<std::byte> poison_host_;   ///< bench: the parent's output poison
+  bool page_locked_ = false;             ///< bench: the input sets are page-locked (prepare_host)
+  /// Bench, host-pointer exercises: the inputs of in-place buffers, per set and buffer (else empty).
+  std::vector<std::vector<std::byte>> host_pristine_;
   void* poison_device_ = nullptr;        ///< bench: the same on the device (device-pointer exercises)
   std::vector<protocol::Phase> phases_;  ///< bench: where the run's time went (phase())
   Clock::time_point phase_start_ = Clock::now();

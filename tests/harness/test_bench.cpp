@@ -1,6 +1,7 @@
 // The bench pipeline end to end on the simulator (the CLI refuses to time the simulator, but the
 // pipeline is the same): rotating input sets re-checked, the sampler's stop state, baselines, and a
 // wrong kernel that is refused instead of measured.
+#include <algorithm>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -93,11 +94,14 @@ TEST(Bench, SaysWhereTheTimedRunsSecondsWent) {
                                              "preparing",
                                              "process start and exit",
                                              "context",
-                                             "lockdown and load",
+                                             "lockdown",
+                                             "host set-up",
+                                             "load",
                                              "upload",
                                              "set-up",
                                              "restoring outputs and flushing",
-                                             "timed calls",
+                                             "timed calls: solve",
+                                             "timed calls: device finishing",
                                              "tracing, witnesses, statistics",
                                              "clock batches",
                                              "download",
@@ -119,6 +123,43 @@ TEST(Bench, AWrongKernelIsNotMeasured) {
   EXPECT_EQ(out.verdict, Verdict::wrong_output);
   EXPECT_TRUE(out.measurements.empty());
   EXPECT_NE(out.message.find("wrong output at n=1000"), std::string::npos) << out.message;
+}
+
+// Grading takes the GPU when the timed runner is ready (its process and context started, its
+// host buffers prepared): at its gate, where the wait counts against neither the run's timeout nor
+// the process's start.
+TEST(Bench, TakesTheGpuAtTheRunnersGateAndTheWaitIsNotItsTimeout) {
+  REQUIRE_FILE(fs::path(CUDALAB_SOURCE_DIR) / "solutions/05_reduce/kernel.cu");
+  auto toolchain = sim_toolchain();
+  if (!toolchain) GTEST_SKIP() << "this build has no simulator";
+  auto options = quick_options();
+  options.cpu_baselines = false;
+  options.kernel_traces = false;
+  options.policy.time_cap_s = 0.3;
+  options.timeout = std::chrono::seconds(2);
+  int taken = 0;
+  options.before_timed_run = [&] {
+    ++taken;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2200));  // longer than the timeout
+  };
+  const auto out = bench_exercise(*find_task("05_reduce"), *toolchain,
+                                  fs::path(CUDALAB_SOURCE_DIR) / "solutions/05_reduce/kernel.cu", Peaks{}, options);
+  ASSERT_EQ(out.verdict, Verdict::passed) << verdict_title(out.verdict) << ": " << out.message;
+  EXPECT_EQ(taken, 1);
+  std::vector<std::string> names;
+  double waiting_s = 0;
+  double start_s = 0;
+  for (const auto& p : out.time_split) {
+    names.push_back(p.name);
+    if (p.name == "waiting for the GPU") waiting_s = p.seconds;
+    if (p.name == "process start and exit") start_s = p.seconds;
+  }
+  // The wait comes after the parent's preparing; the runner's phases stop at the gate and go on.
+  const auto at = [&](const char* name) { return std::ranges::find(names, name) - names.begin(); };
+  EXPECT_LT(at("preparing"), at("waiting for the GPU"));
+  EXPECT_LT(at("host set-up"), at("load"));
+  EXPECT_GE(waiting_s, 2.1);
+  EXPECT_LT(start_s, 2.0) << "the wait at the gate is not the process's start";
 }
 
 // Grading gives the GPU to the next attempt as soon as a timed run has ended: once per bench,

@@ -49,6 +49,14 @@ int main(int argc, char** argv) {
     for (;;) std::fputs("spam spam spam spam spam spam spam spam spam spam spam spam spam spam\n", stdout);
   }
   if (mode == "exit3") return 3;
+  if (mode == "gate" || mode == "gate-then-hang") {  // one byte out on fd 6, one back, then on
+    char byte = 'r';
+    if (write(6, &byte, 1) != 1 || read(6, &byte, 1) != 1) return 4;
+    std::printf("let on with %c\n", byte);
+    std::fflush(stdout);
+    while (mode == "gate-then-hang") pause();
+    return 0;
+  }
   if (mode == "result") {  // writes its second argument to fd 4
     const char* text = argc > 2 ? argv[2] : "";
     (void)!write(4, text, std::strlen(text));

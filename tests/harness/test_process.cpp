@@ -1,6 +1,7 @@
 // The parent survives whatever the child does: each misbehaviour becomes a status.
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -14,6 +15,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -118,6 +120,70 @@ TEST(Process, ExitCodeAndResultPipeAreCollected) {
   EXPECT_EQ(r.result, "{\"status\":\"ok\"}");
   EXPECT_FALSE(r.result_overflow);
   EXPECT_EQ(r.output, "hello from the child\n");
+}
+
+// The gate (ProcessOptions::gate_fd): the child waits there for the parent, whose time at the
+// gate is not the child's. A runner waits there while the grader waits for its GPU.
+struct Gate {
+  int parent = -1;
+  int child = -1;
+  Gate() {
+    int ends[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) == 0) {
+      parent = ends[0];
+      child = ends[1];
+    }
+  }
+  ~Gate() { close(parent); }
+  ProcessOptions options(const std::string& mode, std::chrono::milliseconds timeout, std::function<void()> at_gate) {
+    ProcessOptions opts;
+    opts.argv = {CUDALAB_TEST_CHILD, mode};
+    opts.timeout = timeout;
+    opts.inherit = {{child, 6}};
+    opts.close_after_spawn = {child};
+    opts.gate_fd = parent;
+    opts.at_gate = std::move(at_gate);
+    return opts;
+  }
+};
+
+TEST(Process, TheTimeAtTheGateIsNotCountedAgainstTheChild) {
+  Gate gate;
+  ASSERT_GE(gate.parent, 0);
+  int calls = 0;
+  const auto r = run_process(gate.options("gate", 300ms, [&] {
+    ++calls;
+    std::this_thread::sleep_for(600ms);  // twice the child's timeout
+  }));
+  EXPECT_EQ(r.status, ProcessResult::Status::exited) << r.error;
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "let on with g\n");
+  EXPECT_EQ(calls, 1);
+  EXPECT_TRUE(r.gate_opened);
+  EXPECT_GE(r.gate_ms, 590);
+  EXPECT_GE(r.wall_ms, r.gate_ms);
+}
+
+TEST(Process, AChildStillTimesOutAfterTheGate) {
+  Gate gate;
+  ASSERT_GE(gate.parent, 0);
+  const auto r = run_process(gate.options("gate-then-hang", 300ms, [] { std::this_thread::sleep_for(400ms); }));
+  EXPECT_EQ(r.status, ProcessResult::Status::timed_out);
+  EXPECT_TRUE(r.gate_opened);
+  EXPECT_GE(r.wall_ms, 690);  // the 300 ms of its own, after the 400 at the gate
+  EXPECT_LT(r.wall_ms, 5000);
+}
+
+TEST(Process, AChildThatEndsBeforeTheGateNeverOpensIt) {
+  Gate gate;
+  ASSERT_GE(gate.parent, 0);
+  bool called = false;
+  const auto r = run_process(gate.options("exit3", 5s, [&] { called = true; }));
+  EXPECT_EQ(r.status, ProcessResult::Status::exited);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_FALSE(called);
+  EXPECT_FALSE(r.gate_opened);
+  EXPECT_EQ(r.gate_ms, 0);
 }
 
 TEST(Process, NonZeroExitIsReported) {

@@ -51,8 +51,8 @@ struct BenchOptions {
   /// Called once the submission's last timed runner has ended, before its outputs are judged,
   /// where no run of the reference solution follows: the GPU is no longer needed.
   std::function<void()> after_timed_run;
-  /// Called right before each timed runner starts (the submission's and the reference's), once
-  /// its inputs are in place: the GPU is needed from here on.
+  /// Called when each timed runner (the submission's and the reference's) is ready to time: its
+  /// process and context exist, and the GPU is needed from here on (RunnerCall::before_run).
   std::function<void()> before_timed_run;
 };
 

@@ -92,8 +92,10 @@ struct RunnerCall {
   /// Where the call's wall time went, appended in order: the parent's preparing, the process's
   /// start and end, the runner's own phases (bench), the parent's judging. Null: not wanted.
   std::vector<protocol::Phase>* time_split = nullptr;
-  /// Called once the shared buffers are filled, right before the runner's process starts: the
-  /// grader takes its GPU here, so that another attempt's run overlaps this one's preparing.
+  /// Called once the shared buffers are filled: the grader takes its GPU here, so that another
+  /// attempt's run overlaps this one's preparing. A bench calls it at the runner's gate (its
+  /// process and context exist, its host buffers are page-locked, the module is not loaded yet),
+  /// a check right before the runner's process starts. Not called if the runner ends first.
   std::function<void()> before_run = {};
 };
 

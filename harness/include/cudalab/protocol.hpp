@@ -37,6 +37,11 @@ inline constexpr int kReplyFd = 4;    ///< pipe the runner writes its Reply to
 /// Bench: pipe the runner writes one mark byte to at each edge of the clock batches, which the
 /// parent timestamps with its own clock (kClockMarks, in order).
 inline constexpr int kClockFd = 5;
+/// Bench with Spec::gate: a socket on which the runner sends one byte once it is ready to time
+/// (context created, locked down, host buffers page-locked) and then waits for one byte back
+/// before it loads the module. The parent takes the GPU in between, so that starting a process and
+/// a context, the slowest part of a timed run, overlaps another submission's timing.
+inline constexpr int kGateFd = 6;
 /// The clock batches' marks: before the batch without solve, between the batches, after the batch
 /// with solve. Both batches do the same work between calls; only the second calls solve.
 inline constexpr char kClockMarks[3] = {'A', 'B', 'C'};
@@ -119,6 +124,7 @@ struct Spec {
   std::vector<Witness> witnesses;                    ///< bench: timed calls verified by the parent
   bool clock_batches = false;                        ///< bench: run the clock batches (kClockFd)
   bool kernel_traces = true;                         ///< bench: time the kernels alone in extra traced calls
+  bool gate = false;                                 ///< bench: wait at the gate (kGateFd) before loading the module
   Sandbox sandbox;                                   ///< what the runner locks down before loading the module
 };
 
@@ -203,6 +209,10 @@ struct Phase {
 /// At most this many phases, each name at most kMaxPhaseNameBytes long, in a reply.
 inline constexpr std::size_t kMaxPhases = 16;
 inline constexpr std::size_t kMaxPhaseNameBytes = 32;
+
+/// ": inputs 0.4, context 0.2, …": the phases of at least `at_least_s` seconds, with `decimals`
+/// digits after the point; empty when none is that long.
+std::string describe_phases(const std::vector<Phase>& phases, double at_least_s, int decimals);
 
 struct Reply {
   Status status = Status::runner_error;

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <poll.h>
@@ -312,6 +313,25 @@ void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& o
 
 /// Reads the runner's clock marks on a thread of its own while run_process waits for the runner,
 /// timestamping each byte as it arrives: the parent's own clock, which the runner cannot set.
+/// A file descriptor of the parent's, closed at the end of its scope.
+class OwnedFd {
+ public:
+  OwnedFd() = default;
+  OwnedFd(const OwnedFd&) = delete;
+  OwnedFd& operator=(const OwnedFd&) = delete;
+  ~OwnedFd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  void reset(int fd) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = fd;
+  }
+  [[nodiscard]] int get() const { return fd_; }
+
+ private:
+  int fd_ = -1;
+};
+
 class ClockWatch {
  public:
   ClockWatch() {
@@ -438,17 +458,34 @@ struct RunnerProcess {
 };
 
 /// Starts the runner on `spec` inside `box` and waits for it. `clock` (bench) gets the marks of
-/// the clock pipe; `on_reply` is called as each reply line arrives (check: one per case).
+/// the clock pipe; `on_reply` is called as each reply line arrives (check: one per case). With
+/// `at_gate` (bench, Spec::gate), the runner stops once it is ready to time, and `at_gate` runs
+/// before it goes on (kGateFd).
 RunnerProcess spawn_runner(const RunnerSandbox& box, const RunnerCall& call, const protocol::Spec& spec,
                            const SharedBuffers& shared, ParentClock* clock, std::size_t cases,
-                           const std::function<void()>& on_reply = {}) {
+                           const std::function<void()>& on_reply = {}, const std::function<void()>& at_gate = {}) {
   int result_pipe[2];
   if (pipe2(result_pipe, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a pipe");
   ProcessOptions opts;
+  OwnedFd gate;  // the parent's end of the gate's socket
+  if (at_gate) {
+    int ends[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
+      close(result_pipe[0]);
+      close(result_pipe[1]);
+      throw std::runtime_error("cannot create the gate's socket");
+    }
+    gate.reset(ends[0]);
+    opts.inherit.emplace_back(ends[1], protocol::kGateFd);
+    opts.close_after_spawn.push_back(ends[1]);
+    opts.gate_fd = gate.get();
+    opts.at_gate = at_gate;
+  }
   opts.argv = {call.toolchain.runner().string(), "--spec", protocol::dump_spec(spec)};
-  opts.inherit = {{shared.fd(), protocol::kBuffersFd}, {result_pipe[1], protocol::kReplyFd}};
+  opts.inherit.emplace_back(shared.fd(), protocol::kBuffersFd);
+  opts.inherit.emplace_back(result_pipe[1], protocol::kReplyFd);
   opts.result_fd = result_pipe[0];
-  opts.close_after_spawn = {result_pipe[1]};
+  opts.close_after_spawn.push_back(result_pipe[1]);
   // Each case has the timeout from the end of the one before (its reply line); all of them
   // together, as many timeouts, so that a stream of forged lines cannot keep it alive.
   opts.timeout = call.timeout * static_cast<long>(std::max<std::size_t>(cases, 1));
@@ -744,13 +781,18 @@ static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& cal
   protocol::Spec spec = make_spec(call, sets, shared, std::vector<const Case*>(sets.size(), &c));
   spec.sandbox = box.spec();
   const double preparing_s = since();
+  // A benchmark takes the GPU (before_run) at the runner's gate: once its process and context
+  // exist, which costs the attempt timing now nothing. A check takes it before it starts.
+  const bool gated = call.before_run && spec.mode == protocol::Mode::bench;
+  spec.gate = gated;
   double waiting_s = 0;
-  if (call.before_run) {
+  if (call.before_run && !gated) {
     call.before_run();
     waiting_s = since();
   }
-  const RunnerProcess run = spawn_runner(box, call, spec, shared, clock, 1);
-  const double running_s = since();
+  const RunnerProcess run = spawn_runner(box, call, spec, shared, clock, 1, {}, gated ? call.before_run : nullptr);
+  if (gated) waiting_s = run.p.gate_ms / 1000;
+  const double running_s = since() - (gated ? waiting_s : 0);
   if (call.after_run) call.after_run();
   // The reply comes from a process that ran student code: read it as untrusted input, once.
   const bool replied = !run.p.result.empty() && !run.p.result_overflow && run.p.status == ProcessResult::Status::exited;

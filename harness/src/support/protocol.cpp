@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -212,6 +213,7 @@ void to_json(json& j, const Spec& s) {
            {"witnesses", s.witnesses},
            {"clock_batches", s.clock_batches},
            {"kernel_traces", s.kernel_traces},
+           {"gate", s.gate},
            {"sandbox", s.sandbox}};
 }
 
@@ -264,6 +266,7 @@ void from_json(const json& j, Spec& s) {
   }
   s.clock_batches = bool_field(j, "clock_batches");
   s.kernel_traces = bool_field(j, "kernel_traces");
+  s.gate = bool_field(j, "gate");
   s.sandbox = field(j, "sandbox").get<Sandbox>();
 }
 
@@ -419,6 +422,17 @@ std::string dump_spec(const Spec& spec) { return json(spec).dump(); }
 std::string dump_reply(const Reply& reply) {
   // Kernel names are the student's; replace what is not UTF-8 instead of failing to write.
   return json(reply).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string describe_phases(const std::vector<Phase>& phases, double at_least_s, int decimals) {
+  std::string out;
+  for (const auto& p : phases) {
+    if (p.seconds < at_least_s) continue;
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.*f", decimals, p.seconds);
+    out += (out.empty() ? ": " : ", ") + p.name + " " + seconds;
+  }
+  return out;
 }
 
 }  // namespace cudalab::protocol

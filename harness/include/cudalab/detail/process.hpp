@@ -37,6 +37,12 @@ struct ProcessOptions {
   std::optional<std::chrono::milliseconds> result_line_timeout;
   /// Called on the waiting thread for each newline that arrives on result_fd.
   std::function<void()> on_result_line;
+  /// A gate the child stops at, both set or neither: the parent end of a socket (socketpair) on which the
+  /// child sends one byte once it is ready. run_process then calls `at_gate` on the waiting thread
+  /// (it may block: that time does not count against `timeout`) and sends one byte back to let the
+  /// child on. The child may end without reaching the gate; `at_gate` is then never called.
+  int gate_fd = -1;
+  std::function<void()> at_gate;
   std::size_t max_output_bytes = 1 << 20;    ///< stdout+stderr beyond this: the child is killed
   std::size_t kept_output_bytes = 16 << 10;  ///< how much of the output is kept for the report
   std::size_t max_result_bytes = 1 << 20;    ///< result_fd beyond this: the child is killed, result_overflow set
@@ -64,7 +70,9 @@ struct ProcessResult {
   std::size_t output_bytes = 0;
   std::string result;            ///< what arrived on result_fd, the first max_result_bytes
   bool result_overflow = false;  ///< result_fd brought more than max_result_bytes: the child was killed
-  double wall_ms = 0;
+  double wall_ms = 0;            ///< from the spawn to the reaping, the time at the gate included
+  double gate_ms = 0;            ///< time spent in `at_gate` (0 when the child never reached it)
+  bool gate_opened = false;      ///< the child reached the gate and was let on
   /// Why the spawn failed ("cannot execute /path: No such file or directory"), or, with another
   /// status, an internal failure of the wait (poll) that made run_process kill the child.
   std::string error;

@@ -1,5 +1,7 @@
 #include "cudalab/grading/grader.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -35,8 +37,20 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// Attempts in the timing phase at once per GPU: one holds the GPU, the others work on the CPU.
-constexpr std::size_t kTimingWorkersPerGpu = 3;
+/// Attempts in the timing phase at once per GPU: one holds the GPU while the others prepare their
+/// inputs, start their runner (which waits at its gate) and judge their outputs on the CPU. The
+/// CPU's share of a large case is about three times the GPU's, hence up to six per GPU, as the
+/// cores (two each) and the memory (a large case holds up to about 6 GiB) allow.
+unsigned timing_workers_per_gpu(std::size_t gpus) {
+  constexpr unsigned kMost = 6;
+  constexpr unsigned kLeast = 2;
+  constexpr double kBytesPerWorker = 6.0 * (1 << 30);
+  const auto per_gpu = static_cast<double>(std::max<std::size_t>(gpus, 1));
+  const double cores = std::max(1u, std::thread::hardware_concurrency());
+  const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  const double fits = std::min(cores / 2, memory > 0 ? memory / kBytesPerWorker : kLeast) / per_gpu;
+  return static_cast<unsigned>(std::clamp(fits, double{kLeast}, double{kMost}));
+}
 
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
@@ -531,10 +545,8 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
   std::ranges::sort(to_time);  // in the order of the class, whichever check ended first
   const auto timing_phase_start = Clock::now();
   std::atomic<std::size_t> next_timed{0};
-  // Three workers per GPU: while one times, the others prepare the next attempt's inputs and judge
-  // the last one's outputs (for the large host-pointer cases each takes about as long as the run).
   std::atomic<unsigned> timing_worker{0};
-  run_workers(static_cast<unsigned>(kTimingWorkersPerGpu * devices.size()), [&] {
+  run_workers(static_cast<unsigned>(timing_workers_per_gpu(devices.size()) * devices.size()), [&] {
     const std::size_t gpu = timing_worker++ % devices.size();
     for (std::size_t k = next_timed++; k < to_time.size(); k = next_timed++) {
       time_one(pending[to_time[k]], gpu);

@@ -245,7 +245,8 @@ int run_bench(const BenchArgs& args, const std::string& command_line) {
       }
       BenchOutcome outcome = bench_exercise(*task, *gpu, file, peaks, step_options, say);
       if (args.verbose && !outcome.time_split.empty()) {
-        fmt::print(stderr, "cudalab: {} took, in seconds{}\n", step_options.name.empty() ? file.string() : step_options.name,
+        fmt::print(stderr, "cudalab: {} took, in seconds{}\n",
+                   step_options.name.empty() ? file.string() : step_options.name,
                    protocol::describe_phases(outcome.time_split, 0.0005, 3));
       }
       for (auto& m : outcome.measurements) results.measurements.push_back(std::move(m));

@@ -11,8 +11,8 @@
 // says (sandbox.hpp: after the context, which Landlock would break; before the module, whose
 // constructors run at load), in bench mode page-lock the host buffers and, if the spec asks, wait
 // at the gate for the parent to take the GPU (protocol.hpp, kGateFd), load the module, then per
-// case (check) or once (bench): upload, call solve, download, reply. One process for all the cases of a check: the context and the module
-// load are paid once, and solve meets state left from its earlier calls, as a program would.
+// case (check) or once (bench): upload, call solve, download, reply. One process for all the cases of a check: the
+// context and the module load are paid once, and solve meets state left from its earlier calls, as a program would.
 #include <dlfcn.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -36,6 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_support.hpp"
+#include "cudalab/detail/parallel.hpp"
 #include "cudalab/protocol.hpp"
 #include "cudalab/timing.hpp"
 #include "kernel_tracing.hpp"
@@ -114,26 +115,6 @@ void call_solve(void* fn, const Args& args, Ts... done) {
       call_solve(fn, args, done..., static_cast<int>(value));
     }
   }
-}
-
-/// memcpy on several threads: a host-pointer exercise's large buffers are restored before every
-/// timed call, and one thread copies a 256 MiB output in tens of milliseconds, longer than the
-/// call it prepares.
-void parallel_copy(std::byte* to, const std::byte* from, std::size_t bytes) {
-  constexpr std::size_t kPerThread = std::size_t{16} << 20;
-  const std::size_t threads = std::min<std::size_t>(8, bytes / kPerThread);
-  if (threads < 2) {
-    std::memcpy(to, from, bytes);
-    return;
-  }
-  const std::size_t chunk = (bytes + threads - 1) / threads;
-  std::vector<std::thread> copiers;
-  for (std::size_t t = 1; t < threads; ++t) {
-    const std::size_t begin = t * chunk;
-    copiers.emplace_back([=] { std::memcpy(to + begin, from + begin, std::min(chunk, bytes - begin)); });
-  }
-  std::memcpy(to, from, chunk);
-  for (auto& c : copiers) c.join();
 }
 
 /// Calls solve, turning an exception into a Stop with the exception's message.
@@ -347,7 +328,8 @@ class Run {
       for (const auto& s : set) {
         const std::byte* from = base_ + s.where.offset;
         const bool kept = s.where.role == protocol::BufferRole::inout && !spec_.device_pointers;
-        host_pristine_.emplace_back(kept ? std::vector<std::byte>(from, from + s.where.bytes) : std::vector<std::byte>());
+        std::vector<std::byte>& pristine = host_pristine_.emplace_back(kept ? s.where.bytes : 0);
+        cudalab::parallel_copy(pristine.data(), from, pristine.size());
       }
     }
     phase(page_locked_ ? "page-lock and host set-up" : "host set-up");
@@ -512,7 +494,7 @@ class Run {
         if (from != nullptr) check_cuda(cudaMemcpy(s.device, from, bytes, cudaMemcpyDeviceToDevice), "restoring");
       } else {
         const std::byte* from = inout ? host_pristine_[set * sets_[set].size() + b].data() : poison_host_.data();
-        parallel_copy(base_ + s.where.offset, from, bytes);
+        cudalab::parallel_copy(base_ + s.where.offset, from, bytes);
       }
     }
   }
@@ -532,8 +514,8 @@ class Run {
   }
   void keep_host_poison() {
     if (const Slot* largest = largest_output()) {
-      const std::byte* from = base_ + largest->where.offset;
-      poison_host_.assign(from, from + largest->where.bytes);
+      poison_host_.resize(largest->where.bytes);
+      cudalab::parallel_copy(poison_host_.data(), base_ + largest->where.offset, poison_host_.size());
     }
   }
   /// Device-pointer exercises: the poison on the device too, from the uploaded outputs.
@@ -555,7 +537,7 @@ class Run {
       if (spec_.device_pointers) {
         check_cuda(cudaMemcpy(base_ + to.offset, s.device, bytes, cudaMemcpyDeviceToHost), "copying a witness");
       } else {
-        std::memcpy(base_ + to.offset, base_ + s.where.offset, bytes);
+        cudalab::parallel_copy(base_ + to.offset, base_ + s.where.offset, bytes);
       }
     }
   }
@@ -738,8 +720,8 @@ class Run {
   std::byte* base_ = nullptr;  ///< the shared buffers, as the parent laid them out
   std::vector<std::vector<Slot>> sets_;
   void* solve_ = nullptr;
-  std::vector<std::byte> poison_host_;   ///< bench: the parent's output poison
-  bool page_locked_ = false;             ///< bench: the input sets are page-locked (prepare_host)
+  std::vector<std::byte> poison_host_;  ///< bench: the parent's output poison
+  bool page_locked_ = false;            ///< bench: the input sets are page-locked (prepare_host)
   /// Bench, host-pointer exercises: the inputs of in-place buffers, per set and buffer (else empty).
   std::vector<std::vector<std::byte>> host_pristine_;
   void* poison_device_ = nullptr;        ///< bench: the same on the device (device-pointer exercises)

@@ -73,8 +73,10 @@ bool is_poison(const Buffer& buffer, std::size_t i);
 OutputComparison compare_output(const Buffer& actual, const Expected& expected, const Buffer* before,
                                 bool host_pointers);
 
-/// Names of the input buffers whose content differs from `original`.
-std::vector<std::string> modified_inputs(const std::vector<Buffer>& original, const std::vector<Buffer>& after);
+/// Names of the input buffers of `original` whose bytes differ from those at `after[b]` now
+/// (where the runner had buffer b; null: unknown, counted as changed).
+std::vector<std::string> modified_inputs(const std::vector<Buffer>& original,
+                                         const std::vector<const std::byte*>& after);
 
 /// One line per mismatch for reports: "c[256]: expected 3.25, got NaN (never written)", with
 /// (row, col) for 2D buffers.

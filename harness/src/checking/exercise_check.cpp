@@ -19,6 +19,7 @@
 #include <fmt/ranges.h>
 
 #include "cudalab/detail/module_cache.hpp"
+#include "cudalab/detail/parallel.hpp"
 #include "cudalab/detail/process.hpp"
 #include "cudalab/paths.hpp"
 #include "cudalab/protocol.hpp"
@@ -69,7 +70,7 @@ class SharedBuffers {
     base_ = static_cast<std::byte*>(p);
     for (std::size_t s = 0; s < sets.size(); ++s) {
       for (std::size_t i = 0; i < sets[s]->size(); ++i) {
-        std::memcpy(base_ + offsets_[s][i], (*sets[s])[i].bytes.data(), (*sets[s])[i].bytes.size());
+        parallel_copy(base_ + offsets_[s][i], (*sets[s])[i].bytes.data(), (*sets[s])[i].bytes.size());
       }
     }
     // The witnesses' room starts as the first set's outputs (poisoned, or an in-place buffer's
@@ -78,7 +79,7 @@ class SharedBuffers {
     for (std::size_t w = 0; w < witnesses; ++w) {
       for (std::size_t i = 0; i < sets.front()->size(); ++i) {
         const Buffer& b = (*sets.front())[i];
-        if (b.role != Role::input) std::memcpy(base_ + witness_offsets_[w][i], b.bytes.data(), b.bytes.size());
+        if (b.role != Role::input) parallel_copy(base_ + witness_offsets_[w][i], b.bytes.data(), b.bytes.size());
       }
     }
   }
@@ -89,13 +90,24 @@ class SharedBuffers {
     if (fd_ >= 0) close(fd_);
   }
 
-  /// Set `set`'s buffers as the runner left them (names and shapes from `like`), each read once
-  /// from the file: a check's large case is gigabytes, copied as few times as it can be.
+  /// Set `set`'s outputs as the runner left them (names and shapes from `like`), each read once
+  /// from the file; its inputs empty: inputs_now() gives where to compare them, in place. A
+  /// check's large case is gigabytes, copied as few times as it can be.
   [[nodiscard]] std::vector<Buffer> read(std::size_t set, const std::vector<Buffer>& like) const {
     std::vector<Buffer> out;
     out.reserve(like.size());
-    for (std::size_t i = 0; i < like.size(); ++i) out.push_back(shell_with(like[i], base_ + offsets_[set][i]));
+    for (std::size_t i = 0; i < like.size(); ++i) {
+      out.push_back(like[i].role == Role::input
+                        ? Buffer{like[i].name, like[i].dtype, like[i].role, {}, like[i].rows, like[i].cols}
+                        : shell_with(like[i], base_ + offsets_[set][i]));
+    }
     return out;
+  }
+  /// Where set `set`'s buffers are in the file (for modified_inputs).
+  [[nodiscard]] std::vector<const std::byte*> inputs_now(std::size_t set) const {
+    std::vector<const std::byte*> at;
+    for (const std::size_t offset : offsets_[set]) at.push_back(base_ + offset);
+    return at;
   }
   /// Witness `w`'s outputs, shaped as `like` (its set); its inputs empty (judge_values does not read them).
   [[nodiscard]] std::vector<Buffer> read_witness(std::size_t w, const std::vector<Buffer>& like) const {
@@ -120,7 +132,8 @@ class SharedBuffers {
   /// `like`'s name and shape with its bytes read from `at`.
   static Buffer shell_with(const Buffer& like, const std::byte* at) {
     Buffer b{like.name, like.dtype, like.role, {}, like.rows, like.cols};
-    b.bytes.assign(at, at + like.bytes.size());
+    b.bytes.resize(like.bytes.size());
+    parallel_copy(b.bytes.data(), at, b.bytes.size());
     return b;
   }
 
@@ -274,11 +287,13 @@ bool judge_values(const Task& task, const Case& c, const std::vector<Buffer>& or
   return true;
 }
 
+/// judge_values, then the inputs (where the runner had them: `inputs_now`), leaks and requirements.
 void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& originals,
-                   const std::vector<Buffer>& after, const std::vector<Expected>& expected, CaseResult& r) {
+                   const std::vector<Buffer>& after, const std::vector<const std::byte*>& inputs_now,
+                   const std::vector<Expected>& expected, CaseResult& r) {
   if (!judge_values(task, c, originals, after, expected, r)) return;
   const bool host = task.info().pointers == PointerKind::host;
-  if (auto changed = modified_inputs(originals, after); !changed.empty()) {
+  if (auto changed = modified_inputs(originals, inputs_now); !changed.empty()) {
     std::string names;
     for (const auto& n : changed) names += (names.empty() ? "" : ", ") + n;
     r.verdict = Verdict::input_modified;
@@ -718,7 +733,7 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
       if (take_reply(call, replies[k], r)) {
         const std::size_t set = first + k;
         const std::vector<Buffer> after = shared.read(set, *sets[set]);
-        judge_outputs(task, c, *sets[set], after, data[set]->expected.get(), r);
+        judge_outputs(task, c, *sets[set], after, shared.inputs_now(set), data[set]->expected.get(), r);
       } else {
         ended = true;  // the runner stops after a failed case
       }
@@ -829,7 +844,7 @@ static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& cal
     // Every input set is judged: in a benchmark, each holds the result of its last timed call.
     for (std::size_t set = 0; set < sets.size(); ++set) {
       const std::vector<Buffer> after = shared.read(set, *sets[set]);
-      judge_outputs(task, c, *sets[set], after, expected(set), r);
+      judge_outputs(task, c, *sets[set], after, shared.inputs_now(set), expected(set), r);
       if (r.verdict != Verdict::passed) break;
     }
     return r;

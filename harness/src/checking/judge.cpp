@@ -1,14 +1,14 @@
 #include "cudalab/judge.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "cudalab/detail/parallel.hpp"
 
 namespace cudalab {
 
@@ -283,18 +283,7 @@ OutputComparison compare_output(const Buffer& actual, const Expected& expected, 
       }
     }
   };
-  const std::size_t threads = std::min<std::size_t>(chunks, std::max(1u, std::thread::hardware_concurrency()));
-  if (threads <= 1) {
-    for (std::size_t k = 0; k < chunks; ++k) count_chunk(k);
-  } else {
-    std::atomic<std::size_t> next{0};
-    std::vector<std::jthread> pool;
-    for (std::size_t t = 0; t < threads; ++t) {
-      pool.emplace_back([&] {
-        for (std::size_t k = next++; k < chunks; k = next++) count_chunk(k);
-      });
-    }
-  }
+  for_each_chunk(chunks, count_chunk);
   for (const Part& part : parts) {
     cmp.wrong += part.wrong;
     cmp.untouched += part.untouched;
@@ -316,12 +305,12 @@ OutputComparison compare_output(const Buffer& actual, const Expected& expected, 
   return cmp;
 }
 
-std::vector<std::string> modified_inputs(const std::vector<Buffer>& original, const std::vector<Buffer>& after) {
+std::vector<std::string> modified_inputs(const std::vector<Buffer>& original,
+                                         const std::vector<const std::byte*>& after) {
   std::vector<std::string> names;
   for (std::size_t b = 0; b < original.size() && b < after.size(); ++b) {
     if (original[b].role != Role::input) continue;
-    if (original[b].bytes.size() != after[b].bytes.size() ||
-        std::memcmp(original[b].bytes.data(), after[b].bytes.data(), original[b].bytes.size()) != 0) {
+    if (after[b] == nullptr || !parallel_equal(original[b].bytes.data(), after[b], original[b].bytes.size())) {
       names.push_back(original[b].name);
     }
   }

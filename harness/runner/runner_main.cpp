@@ -299,6 +299,10 @@ class Run {
       for (std::size_t set = 0; set < sets_.size(); ++set) download(set);
       phase("download");
     }
+    if (locked_) {
+      cudalab::runner::page_unlock(base_);
+      phase("unlock");
+    }
     reply.phases = std::move(phases_);
     write_reply(std::move(reply));
   }
@@ -316,13 +320,19 @@ class Run {
   }
 
   /// Bench, before the module loads: the host side of the set-up, which needs neither the
-  /// submission nor the GPU to itself. Page-locks the input sets of a host-pointer exercise,
-  /// keeps the inputs of in-place buffers and the outputs' poison for restore_buffers().
+  /// submission nor the GPU to itself. Page-locks host memory, keeps the inputs of in-place
+  /// buffers and the outputs' poison for restore_buffers().
   void prepare_host() {
-    // Host-pointer exercises: page-locked buffers unless the parent asks for pageable ones. Only
-    // the sets' buffers, which solve copies: the witnesses' room after them is written by memcpy.
-    page_locked_ = !spec_.device_pointers && spec_.host_memory == protocol::HostMemory::page_locked &&
-                   cudalab::runner::page_lock(base_, sets_end());
+    if (spec_.device_pointers) {
+      // The whole file: the upload, the witnesses' copies and the download then run at the host
+      // link's speed, several times that of pageable memory, while the GPU is held. Outside the
+      // timed calls, which see device memory only.
+      locked_ = cudalab::runner::page_lock(base_, mapped_bytes());
+    } else if (spec_.host_memory == protocol::HostMemory::page_locked) {
+      // Host-pointer exercises: page-locked buffers unless the parent asks for pageable ones. Only
+      // the sets' buffers, which solve copies: the witnesses' room after them is written by memcpy.
+      locked_ = page_locked_ = cudalab::runner::page_lock(base_, sets_end());
+    }
     keep_host_poison();
     for (const auto& set : sets_) {
       for (const auto& s : set) {
@@ -332,7 +342,7 @@ class Run {
         cudalab::parallel_copy(pristine.data(), from, pristine.size());
       }
     }
-    phase(page_locked_ ? "page-lock and host set-up" : "host set-up");
+    phase(locked_ ? "page-lock and host set-up" : "host set-up");
   }
 
   /// Tells the parent this run is ready to time (kGateFd) and waits until it may go on. The wait
@@ -701,10 +711,6 @@ class Run {
     }
     // Every set's last result stays in place (download() brings it back): the parent re-checks
     // them all, so a kernel that is fast because it is wrong on some inputs is caught.
-    if (page_locked) {
-      cudalab::runner::page_unlock(base_);
-      phase("unlock");
-    }
     const cudalab::Summary summary = sampler.summary();
     reply.status = Status::ok;
     reply.stop = summary.stop;
@@ -721,7 +727,8 @@ class Run {
   std::vector<std::vector<Slot>> sets_;
   void* solve_ = nullptr;
   std::vector<std::byte> poison_host_;  ///< bench: the parent's output poison
-  bool page_locked_ = false;            ///< bench: the input sets are page-locked (prepare_host)
+  bool locked_ = false;                 ///< bench: host memory is page-locked (prepare_host)
+  bool page_locked_ = false;            ///< bench: a host-pointer exercise's input sets are page-locked
   /// Bench, host-pointer exercises: the inputs of in-place buffers, per set and buffer (else empty).
   std::vector<std::vector<std::byte>> host_pristine_;
   void* poison_device_ = nullptr;        ///< bench: the same on the device (device-pointer exercises)

@@ -805,9 +805,14 @@ static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& cal
     call.before_run();
     waiting_s = since();
   }
-  const RunnerProcess run = spawn_runner(box, call, spec, shared, clock, 1, {}, gated ? call.before_run : nullptr);
+  std::optional<std::chrono::steady_clock::time_point> replied_at;  // the reply's line; then it exits
+  const RunnerProcess run = spawn_runner(
+      box, call, spec, shared, clock, 1, [&] { replied_at = replied_at.value_or(std::chrono::steady_clock::now()); },
+      gated ? call.before_run : nullptr);
   if (gated) waiting_s = run.p.gate_ms / 1000;
   const double running_s = since() - (gated ? waiting_s : 0);
+  const double exiting_s =
+      replied_at ? std::chrono::duration<double>(std::chrono::steady_clock::now() - *replied_at).count() : 0;
   if (call.after_run) call.after_run();
   // The reply comes from a process that ran student code: read it as untrusted input, once.
   const bool replied = !run.p.result.empty() && !run.p.result_overflow && run.p.status == ProcessResult::Status::exited;
@@ -828,8 +833,9 @@ static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& cal
     double inside_s = 0;
     const std::vector<protocol::Phase> inside = result ? result->phases : std::vector<protocol::Phase>{};
     for (const auto& p : inside) inside_s += p.seconds;
-    call.time_split->push_back({"process start and exit", std::max(0.0, running_s - inside_s)});
+    call.time_split->push_back({"process start", std::max(0.0, running_s - exiting_s - inside_s)});
     call.time_split->insert(call.time_split->end(), inside.begin(), inside.end());
+    call.time_split->push_back({"process exit", exiting_s});
   }
   const auto judge = [&]() -> CaseResult {
     if (!replied) return ended_without_reply(box, call, run, c);

@@ -56,8 +56,10 @@ using protocol::Status;
 /// exercises, on the device.
 struct Slot {
   protocol::BufferSlot where;
-  void* device = nullptr;
-  void* pristine = nullptr;  ///< bench: device copy of an inout buffer's input, restored before each call
+  void* device = nullptr;      ///< what solve gets: the buffer, between its guard zones
+  void* allocation = nullptr;  ///< the cudaMalloc that holds the guard zones and the buffer
+  std::size_t guard = 0;       ///< bytes of guard zone on each side
+  void* pristine = nullptr;    ///< bench: device copy of an inout buffer's input, restored before each call
 };
 
 /// Thrown to end the run with a reply (an error status) instead of the normal one.
@@ -296,7 +298,12 @@ class Run {
     reply.records = named_records(sets_, base_);
     reply.launches_recorded = cudalab::runner::kernel_tracing_available();
     if (spec_.device_pointers) {
-      for (std::size_t set = 0; set < sets_.size(); ++set) download(set);
+      for (std::size_t set = 0; set < sets_.size(); ++set) {
+        for (auto& o : check_guards(set)) {
+          if (reply.out_of_bounds.size() < protocol::kMaxOutOfBounds) reply.out_of_bounds.push_back(std::move(o));
+        }
+        download(set);
+      }
       phase("download");
     }
     if (locked_) {
@@ -376,13 +383,39 @@ class Run {
     reply.records = named_records(sets_, base_);
     reply.launches_recorded = cudalab::runner::kernel_tracing_available();
     if (spec_.device_pointers) {
+      if (reply.status == Status::ok) reply.out_of_bounds = check_guards(set);
       download(set);
       for (auto& s : sets_[set]) {
-        (void)cudaFree(s.device);
-        s.device = nullptr;
+        (void)cudaFree(s.allocation);
+        s.device = s.allocation = nullptr;
       }
     }
     return reply;
+  }
+
+  /// The guard zones of `set`'s buffers that are no longer all kGuardByte: where solve wrote
+  /// outside a buffer. On a GPU such a write corrupts whatever lies there, silently.
+  std::vector<protocol::OutOfBounds> check_guards(std::size_t set) {
+    std::vector<protocol::OutOfBounds> found;
+    std::vector<unsigned char> zone;
+    for (const auto& s : sets_[set]) {
+      for (const bool before : {true, false}) {
+        zone.resize(s.guard);
+        const auto* from = before ? static_cast<const std::byte*>(s.allocation)
+                                  : static_cast<const std::byte*>(s.device) + s.where.bytes;
+        check_cuda(cudaMemcpy(zone.data(), from, s.guard, cudaMemcpyDeviceToHost), "reading a guard zone");
+        protocol::OutOfBounds o{s.where.name, before};
+        for (std::size_t i = 0; i < zone.size(); ++i) {
+          if (zone[i] == protocol::kGuardByte) continue;
+          const std::size_t from_edge = before ? zone.size() - 1 - i : i;
+          o.first = o.changed == 0 ? from_edge : std::min(o.first, from_edge);
+          o.last = std::max(o.last, from_edge);
+          ++o.changed;
+        }
+        if (o.changed > 0 && found.size() < protocol::kMaxOutOfBounds) found.push_back(std::move(o));
+      }
+    }
+    return found;
   }
 
   /// Check with several cases: every page of the shared file but those of `set`'s buffers is made
@@ -419,7 +452,13 @@ class Run {
   void upload(std::size_t set) {
     for (auto& s : sets_[set]) {
       const std::string& name = s.where.name;
-      check_cuda(cudaMalloc(&s.device, std::max<std::size_t>(s.where.bytes, 1)), "allocating " + name);
+      // Guard zones on both sides, so that a write outside the buffer is seen (check_guards).
+      s.guard = protocol::guard_bytes(s.where.bytes);
+      check_cuda(cudaMalloc(&s.allocation, s.where.bytes + 2 * s.guard), "allocating " + name);
+      s.device = static_cast<std::byte*>(s.allocation) + s.guard;
+      check_cuda(cudaMemset(s.allocation, protocol::kGuardByte, s.guard), "filling the guard zone before " + name);
+      check_cuda(cudaMemset(static_cast<std::byte*>(s.device) + s.where.bytes, protocol::kGuardByte, s.guard),
+                 "filling the guard zone after " + name);
       check_cuda(cudaMemcpy(s.device, base_ + s.where.offset, s.where.bytes, cudaMemcpyHostToDevice),
                  "copying " + name + " to the device");
       if (s.where.role == protocol::BufferRole::inout && spec_.mode == protocol::Mode::bench) {

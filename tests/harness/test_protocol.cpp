@@ -32,6 +32,7 @@ Reply sample_reply() {
   r.stop = StopReason::noise_target_met;
   r.host_memory = HostMemory::page_locked;
   r.phases = {{"context", 0.25}, {"timed calls", 0.5}};
+  r.out_of_bounds = {{"y", false, 0, 95, 96}};
   return r;
 }
 
@@ -57,6 +58,22 @@ TEST(Protocol, ReplyRoundTripsThroughTheOneMapping) {
   ASSERT_EQ(back.phases.size(), 2u);
   EXPECT_EQ(back.phases[1].name, "timed calls");
   EXPECT_DOUBLE_EQ(back.phases[1].seconds, 0.5);
+  ASSERT_EQ(back.out_of_bounds.size(), 1u);
+  EXPECT_EQ(back.out_of_bounds[0].buffer, "y");
+  EXPECT_FALSE(back.out_of_bounds[0].before);
+  EXPECT_EQ(back.out_of_bounds[0].last, 95u);
+  EXPECT_EQ(back.out_of_bounds[0].changed, 96u);
+}
+
+// A guard zone's report comes from a process that ran student code: a range that cannot be is refused.
+TEST(Protocol, AnOutOfBoundsRangeThatCannotBeIsRefused) {
+  Reply r = sample_reply();
+  r.out_of_bounds = {{"y", false, 10, 5, 1}};  // first after last
+  EXPECT_THROW((void)parse_reply(dump_reply(r)), ProtocolError);
+  r.out_of_bounds = {{"y", false, 0, 3, 5}};  // more bytes changed than the range holds
+  EXPECT_THROW((void)parse_reply(dump_reply(r)), ProtocolError);
+  r.out_of_bounds.assign(kMaxOutOfBounds + 1, {"y", true, 0, 0, 1});
+  EXPECT_THROW((void)parse_reply(dump_reply(r)), ProtocolError);
 }
 
 TEST(Protocol, ACheckHasOneReplyLinePerCaseInOrder) {

@@ -17,6 +17,7 @@ enum class Verdict {
   passed,
   wrong_output,       ///< ran, but the output differs from the reference
   input_modified,     ///< an input buffer changed
+  out_of_bounds,      ///< solve wrote outside a buffer it was given (into a guard zone)
   device_leak,        ///< host-pointer exercise left device memory allocated
   requirement_unmet,  ///< right output, but not as the exercise demands (no kernel, no shared memory, extra copies)
   not_implemented,    ///< the skeleton's "not implemented yet" exception

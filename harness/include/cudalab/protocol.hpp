@@ -214,6 +214,28 @@ inline constexpr std::size_t kMaxPhaseNameBytes = 32;
 /// digits after the point; empty when none is that long.
 std::string describe_phases(const std::vector<Phase>& phases, double at_least_s, int decimals);
 
+/// Device-pointer exercises: the harness's buffers sit between guard zones filled with
+/// kGuardByte, checked after every call of solve. A write outside a buffer lands in one.
+inline constexpr unsigned char kGuardByte = 0xA5;
+/// Bytes of guard zone on each side of a buffer of `bytes`: a quarter of it, 4 KiB to 4 MiB,
+/// in whole 256-byte steps so that the buffer stays as aligned as cudaMalloc's own.
+inline std::size_t guard_bytes(std::size_t bytes) {
+  const std::size_t want =
+      bytes / 4 < 4096 ? 4096 : (bytes / 4 > (std::size_t{4} << 20) ? std::size_t{4} << 20 : bytes / 4);
+  return (want + 255) / 256 * 256;
+}
+
+/// A guard zone that changed: bytes [first, last] counted from the buffer's edge (0 is the first
+/// byte after its end, or the last one before its start).
+struct OutOfBounds {
+  std::string buffer;
+  bool before = false;  ///< before the buffer's start (else after its end)
+  std::size_t first = 0;
+  std::size_t last = 0;
+  std::size_t changed = 0;  ///< how many bytes of the zone differ from kGuardByte
+};
+inline constexpr std::size_t kMaxOutOfBounds = 16;
+
 struct Reply {
   Status status = Status::runner_error;
   std::size_t set = 0;     ///< check: the set (case) this reply is for
@@ -228,11 +250,12 @@ struct Reply {
   StopReason stop = StopReason::running;
   bool minimums_met = false;
   double wall_s = 0;
-  std::optional<HostMemory> host_memory;  ///< how host buffers were held while timed (GPU only)
-  std::size_t calls = 0;                  ///< bench: calls of solve in the timed loop, warm-ups included
-  std::vector<std::size_t> witnessed;     ///< bench: the witness calls whose outputs were copied aside
-  std::size_t clock_calls = 0;            ///< bench: calls per clock batch (0: no batches ran)
-  std::vector<Phase> phases;              ///< bench: the runner's phases, in order
+  std::optional<HostMemory> host_memory;   ///< how host buffers were held while timed (GPU only)
+  std::size_t calls = 0;                   ///< bench: calls of solve in the timed loop, warm-ups included
+  std::vector<std::size_t> witnessed;      ///< bench: the witness calls whose outputs were copied aside
+  std::size_t clock_calls = 0;             ///< bench: calls per clock batch (0: no batches ran)
+  std::vector<Phase> phases;               ///< bench: the runner's phases, in order
+  std::vector<OutOfBounds> out_of_bounds;  ///< guard zones that solve changed (device-pointer exercises)
 };
 
 void to_json(nlohmann::json& j, const BufferSlot& b);

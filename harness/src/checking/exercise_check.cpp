@@ -287,6 +287,45 @@ bool judge_values(const Task& task, const Case& c, const std::vector<Buffer>& or
   return true;
 }
 
+/// Guard zones that solve wrote into (protocol::OutOfBounds): verdict out_of_bounds, each write
+/// named by buffer, side and elements. Returns whether there were none.
+bool judge_bounds(const Case& c, const std::vector<Buffer>& like, const protocol::Reply& reply, CaseResult& r) {
+  if (reply.out_of_bounds.empty()) return true;
+  std::vector<std::string> parts;
+  bool single_value = false;  // a buffer of one element written past: partial results put there
+  for (const auto& o : reply.out_of_bounds) {
+    // The name comes from the runner, which ran student code: only the case's own names are shown.
+    const auto buffer = std::ranges::find_if(like, [&](const Buffer& b) { return b.name == o.buffer; });
+    const std::string name = buffer == like.end() ? "a buffer" : buffer->name;
+    const std::size_t size = buffer == like.end() ? 4 : dtype_size(buffer->dtype);
+    const std::size_t count = buffer == like.end() ? 0 : buffer->count();
+    single_value = single_value || (count == 1 && !o.before);
+    const std::size_t first = o.first / size;
+    const std::size_t last = o.last / size;
+    std::string elements;
+    if (buffer != like.end()) {
+      elements = o.before ? fmt::format("{}[-{}]", name, last + 1) +
+                                (last > first ? fmt::format(" to {}[-{}]", name, first + 1) : std::string())
+                          : fmt::format("{}[{}]", name, count + first) +
+                                (last > first ? fmt::format(" to {}[{}]", name, count + last) : std::string());
+    }
+    parts.push_back(fmt::format("{} {} {}{}", describe_bytes(static_cast<double>(o.changed)),
+                                o.before ? "before the start of" : "past the end of", name,
+                                elements.empty() ? "" : " (" + elements + ")"));
+  }
+  r.verdict = Verdict::out_of_bounds;
+  r.message = fmt::format("solve wrote outside its buffers at {}: {}", c.label(), fmt::join(parts, "; "));
+  r.hints.push_back(single_value ? "a buffer of one element holds the one result: write it from one thread, or "
+                                   "add into it with atomicAdd; partial results need memory of their own (cudaMalloc)"
+                                 : "a thread whose index is past the last element must not write: check the index "
+                                   "against the size (`if (i < n)`) before every store, or size the grid so that no "
+                                   "thread is left over");
+  r.details.push_back(
+      "on a GPU such a write lands in whatever memory follows the buffer and may go unnoticed; here it "
+      "landed in a guard zone the harness puts around every buffer");
+  return false;
+}
+
 /// judge_values, then the inputs (where the runner had them: `inputs_now`), leaks and requirements.
 void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& originals,
                    const std::vector<Buffer>& after, const std::vector<const std::byte*>& inputs_now,
@@ -732,8 +771,10 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
       call.c = c;
       if (take_reply(call, replies[k], r)) {
         const std::size_t set = first + k;
-        const std::vector<Buffer> after = shared.read(set, *sets[set]);
-        judge_outputs(task, c, *sets[set], after, shared.inputs_now(set), data[set]->expected.get(), r);
+        if (judge_bounds(c, *sets[set], replies[k], r)) {
+          const std::vector<Buffer> after = shared.read(set, *sets[set]);
+          judge_outputs(task, c, *sets[set], after, shared.inputs_now(set), data[set]->expected.get(), r);
+        }
       } else {
         ended = true;  // the runner stops after a failed case
       }
@@ -846,6 +887,7 @@ static CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& cal
     add_printed(run, r);
     if (!ok) return r;
     if (reply != nullptr) *reply = *result;
+    if (!judge_bounds(c, *sets.front(), *result, r)) return r;
     if (!judge_witnesses(task, c, spec, *result, sets, shared, expected, r)) return r;
     // Every input set is judged: in a benchmark, each holds the result of its last timed call.
     for (std::size_t set = 0; set < sets.size(); ++set) {

@@ -160,6 +160,8 @@ const char* verdict_name(Verdict v) {
       return "wrong_output";
     case Verdict::input_modified:
       return "input_modified";
+    case Verdict::out_of_bounds:
+      return "out_of_bounds";
     case Verdict::device_leak:
       return "device_leak";
     case Verdict::requirement_unmet:
@@ -202,6 +204,8 @@ const char* verdict_title(Verdict v) {
       return "wrong output";
     case Verdict::input_modified:
       return "input modified";
+    case Verdict::out_of_bounds:
+      return "wrote out of bounds";
     case Verdict::device_leak:
       return "device memory leaked";
     case Verdict::requirement_unmet:

@@ -365,6 +365,14 @@ void to_json(json& j, const Reply& r) {
     j["phases"] = std::move(phases);
   }
   if (r.host_memory) j["host_memory"] = name_of(*r.host_memory, host_memory_names);
+  if (!r.out_of_bounds.empty()) {
+    json zones = json::array();
+    for (const auto& o : r.out_of_bounds) {
+      zones.push_back(
+          {{"buffer", o.buffer}, {"before", o.before}, {"first", o.first}, {"last", o.last}, {"changed", o.changed}});
+    }
+    j["out_of_bounds"] = std::move(zones);
+  }
 }
 
 void from_json(const json& j, Reply& r) {
@@ -397,6 +405,21 @@ void from_json(const json& j, Reply& r) {
   }
   r.host_memory.reset();
   if (j.contains("host_memory")) r.host_memory = enum_field(j, "host_memory", host_memory_names);
+  r.out_of_bounds.clear();
+  if (j.contains("out_of_bounds")) {
+    const json& zones = field(j, "out_of_bounds");
+    if (!zones.is_array() || zones.size() > kMaxOutOfBounds) {
+      throw ProtocolError("field 'out_of_bounds' is not a short list");
+    }
+    for (const json& z : zones) {
+      OutOfBounds o{text_field(z, "buffer"), bool_field(z, "before"), count_field(z, "first"), count_field(z, "last"),
+                    count_field(z, "changed")};
+      if (o.first > o.last || o.changed == 0 || o.changed > o.last - o.first + 1) {
+        throw ProtocolError("an entry of 'out_of_bounds' is not a range of changed bytes");
+      }
+      r.out_of_bounds.push_back(std::move(o));
+    }
+  }
 }
 
 Reply parse_reply(std::string_view text) {

@@ -217,11 +217,13 @@ std::string describe_phases(const std::vector<Phase>& phases, double at_least_s,
 /// Device-pointer exercises: the harness's buffers sit between guard zones filled with
 /// kGuardByte, checked after every call of solve. A write outside a buffer lands in one.
 inline constexpr unsigned char kGuardByte = 0xA5;
-/// Bytes of guard zone on each side of a buffer of `bytes`: a quarter of it, 4 KiB to 4 MiB,
-/// in whole 256-byte steps so that the buffer stays as aligned as cudaMalloc's own.
+/// Bytes of guard zone on each side of a buffer of `bytes`: twice its size, 256 KiB to 16 MiB, in
+/// whole 256-byte steps so that the buffer stays as aligned as cudaMalloc's own. Enough for the
+/// usual overrun: a grid rounded up to whole blocks, or a matrix stored with up to 31 rows too many.
 inline std::size_t guard_bytes(std::size_t bytes) {
-  const std::size_t want =
-      bytes / 4 < 4096 ? 4096 : (bytes / 4 > (std::size_t{4} << 20) ? std::size_t{4} << 20 : bytes / 4);
+  constexpr std::size_t kLeast = std::size_t{256} << 10;
+  constexpr std::size_t kMost = std::size_t{16} << 20;
+  const std::size_t want = bytes > kMost / 2 ? kMost : (2 * bytes < kLeast ? kLeast : 2 * bytes);
   return (want + 255) / 256 * 256;
 }
 

@@ -299,9 +299,9 @@ bool judge_bounds(const Case& c, const std::vector<Buffer>& like, const protocol
     const std::string name = buffer == like.end() ? "a buffer" : buffer->name;
     const std::size_t size = buffer == like.end() ? 4 : dtype_size(buffer->dtype);
     const std::size_t count = buffer == like.end() ? 0 : buffer->count();
-    // One element where the case's other buffers have more: the buffer of a single result (a sum).
-    single_value = single_value || (count == 1 && !o.before &&
-                                    std::ranges::any_of(like, [](const Buffer& b) { return b.count() > 1; }));
+    // One element at a size where every dimension is more: the buffer of a single result (a sum).
+    single_value = single_value ||
+                   (count == 1 && !o.before && std::ranges::all_of(c.dims, [](const auto& d) { return d.value > 1; }));
     const std::size_t first = o.first / size;
     const std::size_t last = o.last / size;
     std::string elements;

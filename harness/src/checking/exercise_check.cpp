@@ -937,6 +937,35 @@ std::vector<Case> select_cases(const Task& task, Backend backend, const CheckOpt
   return selected;
 }
 
+/// The cases of a check run one after another in one process, as the calls of a program do. When
+/// a case gives a wrong answer after earlier ones passed, it runs again alone, as the first call
+/// of a fresh process: right there means that something an earlier call left behind (a
+/// `__device__` or `static` accumulator, a kept grid or pointer) changed this call's answer.
+/// Says so in the failing case and returns true; false when that is not the explanation.
+bool explain_state_kept(const Task& task, const Toolchain& toolchain, const fs::path& module,
+                        const CheckOptions& options, ExerciseResult& result) {
+  bool earlier_passed = false;
+  for (CaseResult& c : result.cases) {
+    if (c.verdict == Verdict::passed) {
+      earlier_passed = true;
+      continue;
+    }
+    if (c.verdict != Verdict::wrong_output || !earlier_passed) return false;
+    const CaseResult alone = run_case(task, toolchain, module, c.c, case_seed(options.seed, task.info(), c.c), options);
+    if (alone.verdict != Verdict::passed) return false;
+    c.message = fmt::format(
+        "{} — but right when it is the first call of a fresh process: the earlier calls of "
+        "solve left something behind",
+        c.message);
+    c.hints.insert(c.hints.begin(),
+                   "solve must work every time it is called: reset accumulators (`__device__` or `static` "
+                   "variables) inside solve, and work out grids and sizes from this call's arguments, not "
+                   "from a value kept from the first call");
+    return true;
+  }
+  return false;
+}
+
 ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, const fs::path& source,
                               const CheckOptions& options, const ProgressFn& progress) {
   const std::vector<Case> cases = select_cases(task, toolchain.backend(), options);
@@ -958,13 +987,17 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
     skipped.message = "not run after the failure above";
     result.cases.push_back(std::move(skipped));
   }
-  std::vector<CaseOutcome> outcomes;
-  for (const auto& c : result.cases) {
-    if (c.verdict == Verdict::passed || c.verdict == Verdict::wrong_output) {
-      outcomes.push_back({c.c, c.verdict == Verdict::passed});
+  // A finding outranks a guess: where state kept from earlier calls explains the failure, the
+  // pattern of failing sizes (which it also produces) is not offered as the cause.
+  if (!explain_state_kept(task, toolchain, result.compile.module, options, result)) {
+    std::vector<CaseOutcome> outcomes;
+    for (const auto& c : result.cases) {
+      if (c.verdict == Verdict::passed || c.verdict == Verdict::wrong_output) {
+        outcomes.push_back({c.c, c.verdict == Verdict::passed});
+      }
     }
+    if (auto hint = size_pattern_hint(outcomes)) result.hints.push_back(*hint);
   }
-  if (auto hint = size_pattern_hint(outcomes)) result.hints.push_back(*hint);
   const CaseResult* failure = result.first_failure();
   result.verdict = failure == nullptr ? Verdict::passed : failure->verdict;
   return result;

@@ -11,8 +11,9 @@
 // says (sandbox.hpp: after the context, which Landlock would break; before the module, whose
 // constructors run at load), in bench mode page-lock the host buffers and, if the spec asks, wait
 // at the gate for the parent to take the GPU (protocol.hpp, kGateFd), load the module, then per
-// case (check) or once (bench): upload, call solve, download, reply. One process for all the cases of a check: the
-// context and the module load are paid once, and solve meets state left from its earlier calls, as a program would.
+// case (check) or once (bench): upload between guard zones, call solve, check the guard zones,
+// download, reply. One process for all the cases of a check: the context and the module load are
+// paid once, and solve meets state left from its earlier calls, as a program would.
 #include <dlfcn.h>
 #include <sys/mman.h>
 #include <unistd.h>

@@ -627,7 +627,6 @@ class Run {
       }
     };
     const bool device_pointers = spec_.device_pointers;
-    const bool page_locked = page_locked_;
     cudaEvent_t start_event, stop_event;
     check_cuda(cudaEventCreate(&start_event), "creating events");
     check_cuda(cudaEventCreate(&stop_event), "creating events");
@@ -757,7 +756,7 @@ class Run {
     reply.minimums_met = summary.minimums_met;
     reply.wall_s = summary.wall_s;
     if (!device_pointers && cudalab::runner::host_memory_matters()) {
-      reply.host_memory = page_locked ? protocol::HostMemory::page_locked : protocol::HostMemory::pageable;
+      reply.host_memory = page_locked_ ? protocol::HostMemory::page_locked : protocol::HostMemory::pageable;
     }
     return reply;
   }

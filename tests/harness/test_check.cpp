@@ -1,8 +1,13 @@
 // The checker on crafted outputs: what counts as wrong, what is reported, and which hint fires.
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstddef>
+#include <vector>
 
 #include <gtest/gtest.h>
 
+#include "cudalab/detail/parallel.hpp"
 #include "cudalab/judge.hpp"
 
 namespace cudalab {
@@ -153,6 +158,26 @@ TEST(Check, PoisonIsRecognisedAndDistinctFromRealValues) {
   EXPECT_TRUE(is_poison(i, 1));
   i.i32()[1] = 0;
   EXPECT_FALSE(is_poison(i, 1));
+}
+
+// Large buffers are copied and compared in chunks on several threads: every chunk, the last and
+// partial one included, lands where it belongs, and a change in any chunk is seen.
+TEST(Check, ParallelCopyAndCompareCoverEveryChunk) {
+  const std::size_t bytes = 2 * kCopyChunkBytes * kCopyThreads + 12345;  // more chunks than threads, a partial last
+  std::vector<std::byte> from(bytes);
+  for (std::size_t i = 0; i < bytes; ++i) from[i] = static_cast<std::byte>((i * 2654435761u) >> 13);
+  std::vector<std::byte> to(bytes);
+  parallel_copy(to.data(), from.data(), bytes);
+  EXPECT_TRUE(to == from);
+  EXPECT_TRUE(parallel_equal(to.data(), from.data(), bytes));
+  for (const std::size_t at : {std::size_t{0}, kCopyChunkBytes + 7, bytes - 1}) {
+    to[at] ^= std::byte{1};
+    EXPECT_FALSE(parallel_equal(to.data(), from.data(), bytes)) << "a change at byte " << at;
+    to[at] ^= std::byte{1};
+  }
+  std::vector<std::atomic<int>> seen(37);
+  for_each_chunk(seen.size(), [&](std::size_t k) { ++seen[k]; });
+  EXPECT_TRUE(std::ranges::all_of(seen, [](const auto& n) { return n == 1; })) << "each chunk once, on all cores";
 }
 
 TEST(Check, ModifiedInputsAreNamed) {

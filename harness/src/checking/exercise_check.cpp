@@ -94,14 +94,7 @@ class SharedBuffers {
   /// from the file; its inputs empty: inputs_now() gives where to compare them, in place. A
   /// check's large case is gigabytes, copied as few times as it can be.
   [[nodiscard]] std::vector<Buffer> read(std::size_t set, const std::vector<Buffer>& like) const {
-    std::vector<Buffer> out;
-    out.reserve(like.size());
-    for (std::size_t i = 0; i < like.size(); ++i) {
-      out.push_back(like[i].role == Role::input
-                        ? Buffer{like[i].name, like[i].dtype, like[i].role, {}, like[i].rows, like[i].cols}
-                        : shell_with(like[i], base_ + offsets_[set][i]));
-    }
-    return out;
+    return outputs_at(offsets_[set], like);
   }
   /// Where set `set`'s buffers are in the file (for modified_inputs).
   [[nodiscard]] std::vector<const std::byte*> inputs_now(std::size_t set) const {
@@ -111,14 +104,7 @@ class SharedBuffers {
   }
   /// Witness `w`'s outputs, shaped as `like` (its set); its inputs empty (judge_values does not read them).
   [[nodiscard]] std::vector<Buffer> read_witness(std::size_t w, const std::vector<Buffer>& like) const {
-    std::vector<Buffer> out;
-    out.reserve(like.size());
-    for (std::size_t i = 0; i < like.size(); ++i) {
-      out.push_back(like[i].role == Role::input
-                        ? Buffer{like[i].name, like[i].dtype, like[i].role, {}, like[i].rows, like[i].cols}
-                        : shell_with(like[i], base_ + witness_offsets_[w][i]));
-    }
-    return out;
+    return outputs_at(witness_offsets_[w], like);
   }
   [[nodiscard]] std::size_t witness_offset(std::size_t w, std::size_t i) const { return witness_offsets_[w][i]; }
   [[nodiscard]] int fd() const { return fd_; }
@@ -129,6 +115,18 @@ class SharedBuffers {
  private:
   std::vector<std::vector<std::size_t>> offsets_;
   std::vector<std::vector<std::size_t>> witness_offsets_;
+  /// `like`'s buffers, the outputs read from the file at `offsets`, the inputs left empty.
+  [[nodiscard]] std::vector<Buffer> outputs_at(const std::vector<std::size_t>& offsets,
+                                               const std::vector<Buffer>& like) const {
+    std::vector<Buffer> out;
+    out.reserve(like.size());
+    for (std::size_t i = 0; i < like.size(); ++i) {
+      out.push_back(like[i].role == Role::input
+                        ? Buffer{like[i].name, like[i].dtype, like[i].role, {}, like[i].rows, like[i].cols}
+                        : shell_with(like[i], base_ + offsets[i]));
+    }
+    return out;
+  }
   /// `like`'s name and shape with its bytes read from `at`.
   static Buffer shell_with(const Buffer& like, const std::byte* at) {
     Buffer b{like.name, like.dtype, like.role, {}, like.rows, like.cols};
@@ -369,25 +367,6 @@ void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& o
 
 /// Reads the runner's clock marks on a thread of its own while run_process waits for the runner,
 /// timestamping each byte as it arrives: the parent's own clock, which the runner cannot set.
-/// A file descriptor of the parent's, closed at the end of its scope.
-class OwnedFd {
- public:
-  OwnedFd() = default;
-  OwnedFd(const OwnedFd&) = delete;
-  OwnedFd& operator=(const OwnedFd&) = delete;
-  ~OwnedFd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  void reset(int fd) {
-    if (fd_ >= 0) close(fd_);
-    fd_ = fd;
-  }
-  [[nodiscard]] int get() const { return fd_; }
-
- private:
-  int fd_ = -1;
-};
-
 class ClockWatch {
  public:
   ClockWatch() {
@@ -523,7 +502,7 @@ RunnerProcess spawn_runner(const RunnerSandbox& box, const RunnerCall& call, con
   int result_pipe[2];
   if (pipe2(result_pipe, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a pipe");
   ProcessOptions opts;
-  OwnedFd gate;  // the parent's end of the gate's socket
+  Fd gate;  // the parent's end of the gate's socket
   if (at_gate) {
     int ends[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {

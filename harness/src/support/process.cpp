@@ -91,24 +91,6 @@ int open_pidfd(pid_t pid) {
 #endif
 }
 
-/// Closes its descriptor when it goes out of scope.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  [[nodiscard]] int get() const { return fd_; }
-  void reset(int fd = -1) {
-    if (fd_ >= 0) close(fd_);
-    fd_ = fd;
-  }
-
- private:
-  int fd_ = -1;
-};
-
 /// Owns the child from fork to reaping. Whichever way run_process leaves, the child's group is
 /// killed and the child reaped. Killing by group id is safe only until the reaping: till then the
 /// child, a zombie at worst, keeps its pid (which is the group id) from being reused.

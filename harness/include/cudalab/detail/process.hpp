@@ -2,6 +2,8 @@
 // A crash, a hang or a flood of output in the child becomes a status here; the parent carries on.
 #pragma once
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +14,24 @@
 #include <vector>
 
 namespace cudalab {
+
+/// Closes its descriptor when it goes out of scope.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { reset(); }
+  [[nodiscard]] int get() const { return fd_; }
+  void reset(int fd = -1) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
 
 /// Resource limits the child gets before exec (setrlimit); an empty one stays as inherited. Each
 /// is set as soft and hard limit, except CPU time, whose hard limit is one second later: SIGXCPU

@@ -302,6 +302,7 @@ struct CheckArgs {
   std::string color = "auto";
   std::vector<std::int64_t> sizes;
   std::string junit;
+  bool sanitize = false;
 };
 
 int run_check(const CheckArgs& args) {
@@ -312,9 +313,12 @@ int run_check(const CheckArgs& args) {
     sources.push_back(source);
   }
 
-  const BackendChoice backend = choose_backend(parse_backend_request(args.backend), toolchain_config());
+  ToolchainConfig config = toolchain_config();
+  config.checked = args.sanitize;
+  const BackendChoice backend = choose_backend(parse_backend_request(args.backend), config);
   const std::string& backend_line = backend.line;
   CheckOptions options;
+  options.sanitize = args.sanitize;
   options.seed = args.seed_given ? args.seed : std::random_device{}();
   options.timeout = std::chrono::milliseconds(static_cast<long>(args.timeout_s * 1000));
   options.only_sizes = args.sizes;
@@ -429,6 +433,10 @@ int main(int argc, char** argv) {
   check->add_option("--junit", check_args.junit, "Also write the results as JUnit XML to this file (for CI)");
   check->add_option("--size", check_args.sizes, "Run only the checks whose first dimension (n or M) is one of these");
   check->add_flag("-v,--verbose", check_args.verbose, "Show every check, not only the failures");
+  check->add_flag("--sanitize", check_args.sanitize,
+                  "Also check every memory access of the kernels: out-of-bounds accesses, data races, reads of "
+                  "uninitialised memory, barriers not every thread reaches; each named with its source line "
+                  "(the simulator checks itself; a GPU runs under compute-sanitizer)");
   check->add_option("--color", check_args.color, "Colour: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();

@@ -37,6 +37,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_support.hpp"
+#include "device_checks.hpp"
 #include "cudalab/detail/parallel.hpp"
 #include "cudalab/protocol.hpp"
 #include "cudalab/timing.hpp"
@@ -250,6 +251,14 @@ class Run {
   /// main's to write.
   void execute() {
     map_buffers();
+    if (spec_.checks) {
+      // Before any allocation: the checks put red zones around each.
+      if (!cudalab::runner::device_checks_available()) {
+        throw Stop{error_reply(Status::runner_error, "this runner has no device-code checks (the simulator's has)")};
+      }
+      cudalab::runner::enable_device_checks();
+    }
+    cudalab::runner::set_thread_order(spec_.order, spec_.order_seed);
     // Create the context now, so that its cost and its failures are not blamed on `solve`, and
     // before the lockdown: cuInit fails under Landlock.
     int devices = 0;
@@ -381,6 +390,7 @@ class Run {
     (void)cudaGetLastError();  // the sticky state before the call is not the submission's
     records::clear_records();
     Reply reply = check(set);
+    if (spec_.checks) reply.findings = cudalab::runner::take_findings();
     reply.records = named_records(sets_, base_);
     reply.launches_recorded = cudalab::runner::kernel_tracing_available();
     if (spec_.device_pointers) {
@@ -462,6 +472,12 @@ class Run {
                  "filling the guard zone after " + name);
       check_cuda(cudaMemcpy(s.device, base_ + s.where.offset, s.where.bytes, cudaMemcpyHostToDevice),
                  "copying " + name + " to the device");
+      if (spec_.checks) {
+        // The guard zones become the checks' red zones; an output holds the parent's poison,
+        // which solve must not read as if it were data.
+        cudalab::runner::name_device_buffer(s.allocation, s.device, s.where.bytes, sizeof(float), name,
+                                            s.where.role != protocol::BufferRole::output);
+      }
       if (s.where.role == protocol::BufferRole::inout && spec_.mode == protocol::Mode::bench) {
         check_cuda(cudaMalloc(&s.pristine, std::max<std::size_t>(s.where.bytes, 1)), "allocating " + name);
         check_cuda(cudaMemcpy(s.pristine, s.device, s.where.bytes, cudaMemcpyDeviceToDevice), "copying " + name);
@@ -524,6 +540,7 @@ class Run {
     if (failure) {
       reply.records = named_records(sets_, base_);
       reply.launches_recorded = cudalab::runner::kernel_tracing_available();
+      if (spec_.checks) reply.findings = cudalab::runner::take_findings();
       throw Stop{std::move(reply)};
     }
     return reply;

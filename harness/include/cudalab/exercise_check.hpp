@@ -29,6 +29,12 @@ struct CheckOptions {
   Precision precision = Precision::fp32;      ///< tf32 only for tasks that support it
   std::string visible_devices;                ///< CUDA_VISIBLE_DEVICES for the runner; empty: as inherited
   CaseDataCache* case_data = nullptr;  ///< inputs and expected outputs shared between checks; null: made per check
+  /// Check device code's accesses (`--sanitize`): the toolchain must be made with
+  /// ToolchainConfig::checked. The simulator checks every access itself and runs the small cases
+  /// again with each block's threads in reverse and shuffled order; a GPU runs under compute-sanitizer.
+  bool sanitize = false;
+  /// The order the simulator starts each block's threads in (set by the sanitize runs).
+  protocol::ThreadOrder order = protocol::ThreadOrder::forward;
 };
 
 /// One case's outcome.
@@ -41,6 +47,7 @@ struct CaseResult {
   double solve_ms = 0;               ///< wall time of solve in the runner (not a benchmark)
   protocol::Records records;         ///< launches, copies, allocations
   bool launches_recorded = false;    ///< false where kernel launches could not be traced
+  std::vector<protocol::Finding> findings;  ///< what --sanitize found in device code, in order
 };
 
 /// One exercise's outcome.

@@ -17,7 +17,10 @@ enum class Verdict {
   passed,
   wrong_output,       ///< ran, but the output differs from the reference
   input_modified,     ///< an input buffer changed
-  out_of_bounds,      ///< solve wrote outside a buffer it was given (into a guard zone)
+  out_of_bounds,      ///< device code accessed memory outside a buffer (a guard zone, a red zone, freed memory)
+  data_race,          ///< two threads touched one word with no barrier between (check --sanitize)
+  uninitialized_read,  ///< device code read memory nothing had written (check --sanitize)
+  barrier_error,      ///< a __syncthreads or warp operation not every thread reached (check --sanitize)
   device_leak,        ///< host-pointer exercise left device memory allocated
   requirement_unmet,  ///< right output, but not as the exercise demands (no kernel, no shared memory, extra copies)
   not_implemented,    ///< the skeleton's "not implemented yet" exception

@@ -111,6 +111,10 @@ struct Sandbox {
   std::vector<std::string> protected_dirs;  ///< never opened up as a whole folder (the project, the cache)
 };
 
+/// The order in which the simulator starts the threads of a block (a GPU has no such choice):
+/// a result that changes with it depends on a race.
+enum class ThreadOrder { forward, reverse, shuffled };
+
 struct Spec {
   Mode mode = Mode::check;
   std::string module;                                ///< the compiled submission
@@ -126,6 +130,12 @@ struct Spec {
   bool kernel_traces = true;                         ///< bench: time the kernels alone in extra traced calls
   bool gate = false;                                 ///< bench: wait at the gate (kGateFd) before loading the module
   Sandbox sandbox;                                   ///< what the runner locks down before loading the module
+  /// Check: the module is the checked build (`--sanitize`); the runner turns the simulator's
+  /// access checks on and names the harness's buffers to them.
+  bool checks = false;
+  /// Check: the order in which the simulator starts a block's threads.
+  ThreadOrder order = ThreadOrder::forward;
+  std::uint64_t order_seed = 0;  ///< ThreadOrder::shuffled
 };
 
 // ---- what the runner saw ------------------------------------------------------------------------
@@ -238,6 +248,53 @@ struct OutOfBounds {
 };
 inline constexpr std::size_t kMaxOutOfBounds = 16;
 
+/// What the device-code checks (`check --sanitize`) found, in compute-sanitizer's categories.
+enum class FindingKind {
+  out_of_bounds,   ///< an access outside every buffer, or in the red zone around one
+  use_after_free,  ///< an access to memory that cudaFree released
+  misaligned,      ///< an access whose address is not a multiple of its size
+  race,            ///< two threads touched one word, at least one wrote, with no barrier between
+  uninitialized,   ///< a read of memory nothing had written
+  barrier,         ///< a __syncthreads that not every thread of the block reached
+  warp,            ///< a warp operation whose mask names lanes that do not take part
+  order,           ///< the result depends on the order the threads run in
+};
+const char* finding_kind_name(FindingKind kind);
+
+/// One access of device code: who made it and where.
+struct FindingAccess {
+  std::array<unsigned, 3> block{};
+  std::array<unsigned, 3> thread{};
+  bool write = false;
+  bool atomic = false;
+  std::uint64_t pc = 0;  ///< offset of the access in the module (0: unknown); the parent maps it to a line
+  int line = 0;          ///< the source line, where the runtime knows it without the module (barriers)
+};
+
+/// One finding; several accesses alike (same kind and places) are counted, not repeated.
+struct Finding {
+  FindingKind kind = FindingKind::out_of_bounds;
+  std::string kernel;
+  std::array<unsigned, 3> grid{1, 1, 1};   ///< the launch's shape, to write indices as the code does
+  std::array<unsigned, 3> block{1, 1, 1};
+  bool shared = false;  ///< shared memory (else global)
+  std::string target;   ///< what was accessed, in the source's words: "y[1000]", "As[3][5]"
+  std::string where;    ///< where that lies: "4 bytes past the end of y (1000 elements)"
+  unsigned bytes = 0;   ///< the access's size
+  FindingAccess access;
+  std::optional<FindingAccess> other;  ///< a race: the other access
+  /// A race between a write and a read: true when the read was meant to see the write (the
+  /// reading thread had written in that barrier interval before it read: a barrier is missing
+  /// between writing and reading; `access` is the read); false when the write was meant to come
+  /// after the read (the writer had read first: a barrier is missing before the overwrite;
+  /// `access` is the write).
+  bool write_first = false;
+  std::size_t count = 1;               ///< accesses alike
+};
+/// At most this many findings in a reply, each text field at most kMaxFindingTextBytes long.
+inline constexpr std::size_t kMaxFindings = 16;
+inline constexpr std::size_t kMaxFindingTextBytes = 512;
+
 struct Reply {
   Status status = Status::runner_error;
   std::size_t set = 0;     ///< check: the set (case) this reply is for
@@ -258,6 +315,7 @@ struct Reply {
   std::size_t clock_calls = 0;             ///< bench: calls per clock batch (0: no batches ran)
   std::vector<Phase> phases;               ///< bench: the runner's phases, in order
   std::vector<OutOfBounds> out_of_bounds;  ///< guard zones that solve changed (device-pointer exercises)
+  std::vector<Finding> findings;           ///< check with Spec::checks: what the device-code checks saw
 };
 
 void to_json(nlohmann::json& j, const BufferSlot& b);

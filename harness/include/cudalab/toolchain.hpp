@@ -29,6 +29,9 @@ struct ToolchainConfig {
   std::filesystem::path cache_dir;   ///< compiled modules live here, named by content hash
   std::filesystem::path runner_dir;  ///< where the runner programs were installed/built
   std::string cuda_arch;             ///< nvcc -arch value; empty: "native" on a GPU machine
+  /// The build `check --sanitize` runs: on the simulator, every load and store of device code
+  /// calls the runtime's checks; on a GPU, line information for compute-sanitizer's reports.
+  bool checked = false;
 };
 
 /// Compiles kernel.cu files for one backend, with a content-addressed cache.

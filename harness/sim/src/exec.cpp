@@ -29,12 +29,15 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <random>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "checks.hpp"
 #include "internal.hpp"
+#include "runner/device_checks.hpp"
 #include "runner/records.hpp"
 
 #if defined(__SANITIZE_THREAD__)
@@ -129,6 +132,7 @@ struct Worker {
   std::vector<Fiber*> barrier_waiters;
   std::vector<char> dynamic_shared;
   std::vector<std::pair<const void*, std::size_t>> shared_notes;
+  std::vector<unsigned> order;  // the order threads start in, when not forward
 
   // The block being run.
   Job* job = nullptr;
@@ -253,6 +257,7 @@ inline void switch_to(Worker& w, Fiber* self, Fiber* next) {
 inline void enter(Worker& w, Thread& t) {
   w.thread = &t;
   threadIdx = t.idx;
+  if (checks::active) checks::thread_enter(t.linear);
 }
 
 void park(Worker& w, Thread& t) {
@@ -286,10 +291,20 @@ std::string thread_name(const Thread& t) {
 
 void release_barrier(Worker& w) {
   if (w.divergent_line != 0) {
+    if (checks::active) {
+      checks::report(protocol::FindingKind::barrier,
+                     "threads of one block wait at __syncthreads() on line " + std::to_string(w.barrier_line) +
+                         " and on line " + std::to_string(w.divergent_line),
+                     w.divergent_line, blockIdx, w.thread != nullptr ? w.thread->idx : uint3{});
+    }
     fail(w, where(w) + ": __syncthreads in divergent code: threads wait at line " + std::to_string(w.barrier_line) +
                 " and at line " + std::to_string(w.divergent_line) +
                 "; every thread of the block must reach the same barrier");
     return;
+  }
+  if (checks::active) {
+    checks::barrier_released(w.arrived, w.nthreads, w.barrier_line,
+                             w.thread != nullptr ? w.thread->idx : uint3{});
   }
   w.last_arrivals = w.arrived;
   w.last_true = w.arrived_true;
@@ -309,7 +324,8 @@ void thread_exit(Worker& w, Thread& t) {
 void run_threads(Worker& w, Fiber* self) {
   Job& job = *w.job;
   while (w.next_thread < w.nthreads && !w.fault) {
-    Thread& t = w.threads[w.next_thread++];
+    const unsigned next = w.next_thread++;
+    Thread& t = w.threads[w.order.empty() ? next : w.order[next]];
     t.fiber = self;
     t.wait = Wait::running;
     enter(w, t);
@@ -374,7 +390,30 @@ void describe_deadlock(Worker& w) {
     }
     msg += buf;
   }
+  if (checks::active && !groups.empty()) {
+    const Group& g = groups.front();
+    checks::report(g.wait == Wait::barrier ? protocol::FindingKind::barrier : protocol::FindingKind::warp,
+                   msg.substr(msg.find("deadlock:") + 10) + exited, g.line, blockIdx, g.first->idx);
+  }
   fail(w, msg + exited);
+}
+
+/// The order the threads start in (protocol::ThreadOrder): a GPU promises none, so a result that
+/// changes with it depends on a race.
+protocol::ThreadOrder thread_order = protocol::ThreadOrder::forward;
+std::uint64_t thread_order_seed = 0;
+
+void set_order(Worker& w, unsigned long long block) {
+  w.order.clear();
+  if (thread_order == protocol::ThreadOrder::forward) return;
+  w.order.resize(w.nthreads);
+  for (unsigned i = 0; i < w.nthreads; ++i) w.order[i] = i;
+  if (thread_order == protocol::ThreadOrder::reverse) {
+    std::reverse(w.order.begin(), w.order.end());
+  } else {
+    std::mt19937_64 rng(thread_order_seed * 0x9E3779B97F4A7C15ull + block);
+    std::shuffle(w.order.begin(), w.order.end(), rng);
+  }
 }
 
 void run_block(Worker& w, Job& job, unsigned long long b) {
@@ -385,7 +424,8 @@ void run_block(Worker& w, Job& job, unsigned long long b) {
   cudalab_sim_note_flag = b == 0;
   // A new block: its shared memory reads as garbage until written (NaN / -1 here).
   ++cudalab_sim_block_generation;
-  if (d.shmem != 0) std::memset(w.dynamic_shared.data(), 0xff, d.shmem);
+  if (checks::active) checks::block_begin(b);
+  if (d.shmem != 0) std::memset(cudalab_sim_dynamic_shared, 0xff, d.shmem);
   for (auto* address : job.namespace_shared) {
     std::size_t bytes = 0;
     void* p = address(&bytes);
@@ -407,6 +447,7 @@ void run_block(Worker& w, Job& job, unsigned long long b) {
         t.linear = i;
         t.wait = Wait::unstarted;
       }
+  set_order(w, b);
 
   switch_to(w, &w.scheduler, pick_next(w));
   // Back here when every thread has exited, or when nothing can run (deadlock, fault).
@@ -435,8 +476,12 @@ void run_blocks(Job& job) {
   w.in_kernel = true;
   blockDim = job.desc->block;
   gridDim = job.desc->grid;
-  if (w.dynamic_shared.size() < job.desc->shmem) w.dynamic_shared.resize(job.desc->shmem);
-  cudalab_sim_dynamic_shared = w.dynamic_shared.data();
+  if (checks::active) {
+    cudalab_sim_dynamic_shared = checks::dynamic_shared(job.desc->shmem);
+  } else {
+    if (w.dynamic_shared.size() < job.desc->shmem) w.dynamic_shared.resize(job.desc->shmem);
+    cudalab_sim_dynamic_shared = w.dynamic_shared.data();
+  }
   while (!job.failed.load(std::memory_order_relaxed)) {
     const unsigned long long b = job.next.fetch_add(1, std::memory_order_relaxed);
     if (b >= job.blocks) break;
@@ -590,6 +635,13 @@ unsigned host_workers() {
 
 }  // namespace cudalab::sim
 
+namespace cudalab::runner {
+void set_thread_order(protocol::ThreadOrder order, std::uint64_t seed) {
+  sim::thread_order = order;
+  sim::thread_order_seed = seed;
+}
+}  // namespace cudalab::runner
+
 using namespace cudalab::sim;
 
 extern "C" {
@@ -657,8 +709,13 @@ void cudalab_sim_launch(const cudalab_sim_launch_desc* desc, void (*thunk)(void*
   // Parallel only when there is enough work to repay waking the helpers.
   const unsigned long long total_threads = job.blocks * threads;
   unsigned helpers = pool().helpers();
-  if (job.blocks < 2 || total_threads < 2048) helpers = 0;
-  if (helpers == 0) {
+  // The checks keep their shadow state without locks: one host thread runs the blocks.
+  if (job.blocks < 2 || total_threads < 2048 || checks::active) helpers = 0;
+  if (checks::active) {
+    checks::launch_begin(*desc);
+    run_blocks(job);
+    checks::launch_end();
+  } else if (helpers == 0) {
     run_blocks(job);
   } else {
     pool().run(job, helpers);
@@ -747,6 +804,7 @@ unsigned long long cudalab_sim_warp_op(int line, int op, unsigned mask, unsigned
   }
   // This lane completes the rendezvous: compute every participant's result.
   waiting &= ~mask;
+  if (checks::active) checks::warp_synced(warp);
   unsigned ballot = 0;
   unsigned long long sum = 0, mins = 0, maxs = 0, minu = ~0ull, maxu = 0, band = ~0ull, bor = 0, bxor = 0;
   bool first = true;

@@ -15,6 +15,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "checks.hpp"
 #include "internal.hpp"
 #include "runner/records.hpp"
 
@@ -117,10 +118,14 @@ cudaError_t allocate(const char* api, void** ptr, std::size_t size, Space space)
                                               "cudaErrorMemoryAllocation", "more memory than the device has free"});
   }
   const std::size_t rounded = (size + 255) / 256 * 256;
-  void* p = std::aligned_alloc(256, rounded);
-  if (p == nullptr) return set_error(cudaErrorMemoryAllocation);
+  // Checked (--sanitize): red zones on both sides, where an access is out of bounds.
+  const std::size_t zone = checks::active ? checks::red_zone(size) : 0;
+  void* real = std::aligned_alloc(256, rounded + 2 * zone);
+  if (real == nullptr) return set_error(cudaErrorMemoryAllocation);
+  void* p = static_cast<char*>(real) + zone;
   // Fresh device memory reads as NaN / -1, so a kernel that reads what nobody wrote shows it.
   if (space != Space::pinned) std::memset(p, 0xff, rounded);
+  if (checks::active) checks::allocated(real, p, size, zone);
   s.allocations[reinterpret_cast<std::uintptr_t>(p)] = Allocation{size, space};
   if (space != Space::pinned) s.device_bytes += size;
   *ptr = p;
@@ -149,7 +154,11 @@ cudaError_t release(void* ptr, bool pinned) {
     s.allocations.erase(it);
   }
   records::record_free(ptr);
-  std::free(ptr);
+  if (checks::active) {
+    checks::released(ptr);  // kept a while: an access after this is use after free
+  } else {
+    std::free(ptr);
+  }
   return cudaSuccess;
 }
 
@@ -188,6 +197,7 @@ cudaError_t copy(const char* api, void* dst, const void* src, std::size_t count,
   // Explained outside the lock: the record keeper keeps its own table of live allocations.
   if (!valid) return failed_copy(cudaErrorInvalidValue, api, dst, src, count, kind);
   std::memmove(dst, src, count);
+  if (checks::active) checks::host_wrote(dst, count);
   if (record) records::record_copy(api, static_cast<int>(kind), dst, src, count);
   return cudaSuccess;
 }
@@ -208,6 +218,7 @@ cudaError_t fill(const char* api, void* ptr, int value, std::size_t count, cudaS
                   records::explain_failed_memset(api, ptr, value, count, cudaGetErrorName(cudaErrorInvalidValue)));
   }
   std::memset(ptr, value, count);
+  if (checks::active) checks::host_wrote(ptr, count);
   return cudaSuccess;
 }
 

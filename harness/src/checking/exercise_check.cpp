@@ -1,4 +1,5 @@
 #include "cudalab/exercise_check.hpp"
+#include "cudalab/findings.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -716,6 +717,9 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
       results.push_back(std::move(failure));
       break;
     }
+    call.spec.checks = options.sanitize && toolchain.backend() == Backend::sim;
+    call.spec.order = options.order;
+    call.spec.order_seed = options.seed;
     protocol::Spec spec = make_spec(call, sets, shared, case_of_set, first);
     spec.sandbox = box->spec();
     std::size_t replied = 0;
@@ -759,6 +763,9 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
       } else {
         ended = true;  // the runner stops after a failed case
       }
+      // A finding outranks what the output shows: it names the cause.
+      r.findings = replies[k].findings;
+      judge_findings(r.findings, module, r);
       // The process's output is one for its cases: shown with its first and with each failure.
       if (k == 0 || r.verdict != Verdict::passed) add_printed(run, r);
       name_blocked(blocked_named, r);
@@ -945,6 +952,46 @@ bool explain_state_kept(const Task& task, const Toolchain& toolchain, const fs::
   return false;
 }
 
+/// The sanitize runs' last step on the simulator: the small cases that passed run again with each
+/// block's threads started in reverse and in shuffled order. A GPU promises no order, so a case
+/// that fails in another order has a race, even where no pair of accesses showed it (a race
+/// through a pointer the checks do not see, or one that only reordering exposes).
+void check_thread_orders(const Task& task, const Toolchain& toolchain, const fs::path& module,
+                         const CheckOptions& options, ExerciseResult& result) {
+  constexpr std::int64_t kSmall = std::int64_t{1} << 16;  // elements: a few ms each on the simulator
+  std::vector<Case> small;
+  std::vector<std::size_t> where;
+  for (std::size_t i = 0; i < result.cases.size(); ++i) {
+    const CaseResult& c = result.cases[i];
+    std::int64_t elements = 1;
+    for (const auto& d : c.c.dims) elements *= std::max<std::int64_t>(d.value, 1);
+    if (c.verdict == Verdict::passed && elements <= kSmall) {
+      small.push_back(c.c);
+      where.push_back(i);
+    }
+  }
+  if (small.empty()) return;
+  for (const auto order : {protocol::ThreadOrder::reverse, protocol::ThreadOrder::shuffled}) {
+    CheckOptions again = options;
+    again.sanitize = false;  // the same checked module, its checks off: only the order differs
+    again.order = order;
+    const std::vector<CaseResult> other = run_cases(task, toolchain, module, small, again);
+    for (std::size_t k = 0; k < other.size(); ++k) {
+      if (other[k].verdict != Verdict::wrong_output) continue;
+      CaseResult& r = result.cases[where[k]];
+      protocol::Finding f;
+      f.kind = protocol::FindingKind::order;
+      f.where = fmt::format("right with each block's threads started in order, wrong with them started in {} order ({})",
+                            order == protocol::ThreadOrder::reverse ? "reverse" : "shuffled", other[k].message);
+      r.findings.push_back(f);
+      r.verdict = Verdict::passed;
+      r.details.clear();
+      judge_findings(r.findings, module, r);
+    }
+    if (std::ranges::any_of(result.cases, [](const CaseResult& c) { return c.verdict == Verdict::data_race; })) break;
+  }
+}
+
 ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, const fs::path& source,
                               const CheckOptions& options, const ProgressFn& progress) {
   const std::vector<Case> cases = select_cases(task, toolchain.backend(), options);
@@ -966,9 +1013,13 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
     skipped.message = "not run after the failure above";
     result.cases.push_back(std::move(skipped));
   }
+  if (options.sanitize && toolchain.backend() == Backend::sim) {
+    check_thread_orders(task, toolchain, result.compile.module, options, result);
+  }
+  const bool found = std::ranges::any_of(result.cases, [](const CaseResult& c) { return !c.findings.empty(); });
   // A finding outranks a guess: where state kept from earlier calls explains the failure, the
   // pattern of failing sizes (which it also produces) is not offered as the cause.
-  if (!explain_state_kept(task, toolchain, result.compile.module, options, result)) {
+  if (!found && !explain_state_kept(task, toolchain, result.compile.module, options, result)) {
     std::vector<CaseOutcome> outcomes;
     for (const auto& c : result.cases) {
       if (c.verdict == Verdict::passed || c.verdict == Verdict::wrong_output) {

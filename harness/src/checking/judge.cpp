@@ -162,6 +162,12 @@ const char* verdict_name(Verdict v) {
       return "input_modified";
     case Verdict::out_of_bounds:
       return "out_of_bounds";
+    case Verdict::data_race:
+      return "data_race";
+    case Verdict::uninitialized_read:
+      return "uninitialized_read";
+    case Verdict::barrier_error:
+      return "barrier_error";
     case Verdict::device_leak:
       return "device_leak";
     case Verdict::requirement_unmet:
@@ -205,7 +211,13 @@ const char* verdict_title(Verdict v) {
     case Verdict::input_modified:
       return "input modified";
     case Verdict::out_of_bounds:
-      return "wrote out of bounds";
+      return "out of bounds";
+    case Verdict::data_race:
+      return "data race";
+    case Verdict::uninitialized_read:
+      return "uninitialised read";
+    case Verdict::barrier_error:
+      return "barrier error";
     case Verdict::device_leak:
       return "device memory leaked";
     case Verdict::requirement_unmet:

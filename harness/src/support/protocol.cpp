@@ -129,6 +129,44 @@ const Names<StopReason> stop_names = {{StopReason::running, "running"},
                                       {StopReason::time_cap, "time_cap"},
                                       {StopReason::max_samples, "max_samples"}};
 
+const Names<ThreadOrder> order_names = {
+    {ThreadOrder::forward, "forward"}, {ThreadOrder::reverse, "reverse"}, {ThreadOrder::shuffled, "shuffled"}};
+const Names<FindingKind> finding_names = {{FindingKind::out_of_bounds, "out_of_bounds"},
+                                          {FindingKind::use_after_free, "use_after_free"},
+                                          {FindingKind::misaligned, "misaligned"},
+                                          {FindingKind::race, "race"},
+                                          {FindingKind::uninitialized, "uninitialized"},
+                                          {FindingKind::barrier, "barrier"},
+                                          {FindingKind::warp, "warp"},
+                                          {FindingKind::order, "order"}};
+
+/// A text field of a finding: short, as the protocol allows.
+std::string short_text(const json& j, const char* key) {
+  std::string t = text_field(j, key);
+  if (t.size() > kMaxFindingTextBytes) throw ProtocolError(std::string("field '") + key + "' is too long");
+  return t;
+}
+
+json access_json(const FindingAccess& a) {
+  return json{{"block", a.block}, {"thread", a.thread}, {"write", a.write},
+              {"atomic", a.atomic}, {"pc", a.pc},       {"line", a.line}};
+}
+
+FindingAccess access_from(const json& j) {
+  FindingAccess a;
+  a.block = dim3_field(j, "block");
+  a.thread = dim3_field(j, "thread");
+  a.write = bool_field(j, "write");
+  a.atomic = bool_field(j, "atomic");
+  const json& pc = field(j, "pc");
+  if (!pc.is_number_unsigned()) throw ProtocolError("field 'pc' is not an offset");
+  a.pc = pc.get<std::uint64_t>();
+  const std::size_t line = count_field(j, "line");
+  if (line > 10'000'000) throw ProtocolError("field 'line' is out of range");
+  a.line = static_cast<int>(line);
+  return a;
+}
+
 /// Runs `parse` on `text`, turning every failure into a ProtocolError naming `what`.
 template <typename T>
 T parse_checked(std::string_view text, const char* what) {
@@ -214,7 +252,10 @@ void to_json(json& j, const Spec& s) {
            {"clock_batches", s.clock_batches},
            {"kernel_traces", s.kernel_traces},
            {"gate", s.gate},
-           {"sandbox", s.sandbox}};
+           {"sandbox", s.sandbox},
+           {"checks", s.checks},
+           {"order", name_of(s.order, order_names)},
+           {"order_seed", s.order_seed}};
 }
 
 void from_json(const json& j, Spec& s) {
@@ -253,6 +294,13 @@ void from_json(const json& j, Spec& s) {
   s.policy.time_cap_s = seconds_field(p, "time_cap_s", nullptr);
   s.policy.max_samples = count_field(p, "max_samples");
   s.host_memory = enum_field(j, "host_memory", host_memory_names);
+  s.checks = j.contains("checks") && bool_field(j, "checks");
+  s.order = j.contains("order") ? enum_field(j, "order", order_names) : ThreadOrder::forward;
+  if (j.contains("order_seed")) {
+    const json& seed = field(j, "order_seed");
+    if (!seed.is_number_unsigned()) throw ProtocolError("field 'order_seed' is not a seed");
+    s.order_seed = seed.get<std::uint64_t>();
+  }
   s.witnesses = list_field<Witness>(j, "witnesses");
   for (const auto& w : s.witnesses) {
     std::size_t outputs = 0;
@@ -373,6 +421,25 @@ void to_json(json& j, const Reply& r) {
     }
     j["out_of_bounds"] = std::move(zones);
   }
+  if (!r.findings.empty()) {
+    json findings = json::array();
+    for (const auto& f : r.findings) {
+      json one{{"kind", name_of(f.kind, finding_names)},
+               {"kernel", f.kernel},
+               {"grid", f.grid},
+               {"block", f.block},
+               {"shared", f.shared},
+               {"target", f.target},
+               {"where", f.where},
+               {"bytes", f.bytes},
+               {"access", access_json(f.access)},
+               {"write_first", f.write_first},
+               {"count", f.count}};
+      if (f.other) one["other"] = access_json(*f.other);
+      findings.push_back(std::move(one));
+    }
+    j["findings"] = std::move(findings);
+  }
 }
 
 void from_json(const json& j, Reply& r) {
@@ -420,6 +487,30 @@ void from_json(const json& j, Reply& r) {
       r.out_of_bounds.push_back(std::move(o));
     }
   }
+  r.findings.clear();
+  if (j.contains("findings")) {
+    const json& findings = field(j, "findings");
+    if (!findings.is_array() || findings.size() > kMaxFindings) throw ProtocolError("field 'findings' is not a short list");
+    for (const json& one : findings) {
+      Finding f;
+      f.kind = enum_field(one, "kind", finding_names);
+      f.kernel = short_text(one, "kernel");
+      f.grid = dim3_field(one, "grid");
+      f.block = dim3_field(one, "block");
+      f.shared = bool_field(one, "shared");
+      f.target = short_text(one, "target");
+      f.where = short_text(one, "where");
+      const std::size_t bytes = count_field(one, "bytes");
+      if (bytes > 4096) throw ProtocolError("field 'bytes' of a finding is out of range");
+      f.bytes = static_cast<unsigned>(bytes);
+      f.access = access_from(field(one, "access"));
+      if (one.contains("other")) f.other = access_from(field(one, "other"));
+      f.write_first = bool_field(one, "write_first");
+      f.count = count_field(one, "count");
+      if (f.count == 0) throw ProtocolError("a finding counts no access");
+      r.findings.push_back(std::move(f));
+    }
+  }
 }
 
 Reply parse_reply(std::string_view text) {
@@ -446,6 +537,8 @@ std::string dump_reply(const Reply& reply) {
   // Kernel names are the student's; replace what is not UTF-8 instead of failing to write.
   return json(reply).dump(-1, ' ', false, json::error_handler_t::replace);
 }
+
+const char* finding_kind_name(FindingKind kind) { return name_of(kind, finding_names); }
 
 std::string describe_phases(const std::vector<Phase>& phases, double at_least_s, int decimals) {
   std::string out;

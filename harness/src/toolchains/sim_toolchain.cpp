@@ -119,8 +119,27 @@ class SimToolchain final : public Toolchain {
       return result;
     }
     const std::string shown = source.string();
-    const std::vector<std::string> flags = {"-std=c++20", "-O2",      "-fPIC",
-                                            "-shared",    "-pthread", "-fno-strict-aliasing"};
+    std::vector<std::string> flags = {"-std=c++20", "-O2", "-fPIC", "-shared", "-pthread", "-fno-strict-aliasing"};
+    if (config_.checked) {
+      // Every load and store calls the runtime (__asan_load4_noabort(address), …: checks.cpp);
+      // debug lines map each call back to the student's line; accesses stay as the source wrote
+      // them (no vectorised or merged ones that a GPU would not make).
+      const bool clang = version().find("clang") != std::string::npos;
+      const std::vector<std::string> checked = {"-DCUDALAB_SIM_CHECKS=1",
+                                                "-g",
+                                                "-fsanitize=kernel-address",
+                                                clang ? "-mllvm" : "--param",
+                                                clang ? "-asan-instrumentation-with-call-threshold=0"
+                                                      : "asan-instrumentation-with-call-threshold=0",
+                                                clang ? "-mllvm" : "--param",
+                                                clang ? "-asan-stack=0" : "asan-stack=0",
+                                                clang ? "-mllvm" : "--param",
+                                                clang ? "-asan-globals=0" : "asan-globals=0",
+                                                "-fno-tree-vectorize",
+                                                "-fno-tree-slp-vectorize",
+                                                clang ? "-fno-slp-vectorize" : "-fno-store-merging"};
+      flags.insert(flags.end(), checked.begin(), checked.end());
+    }
     std::string flag_text;
     for (const auto& f : flags) flag_text += f + ' ';
     const std::string key = content_key({kSimAbi, text, local_includes(source, text), shown, flag_text, version(),

@@ -509,6 +509,9 @@ class Translator {
     return r + "\"";
   }
 
+  /// Prefix of the storage a function-scope `__shared__` variable is renamed to.
+  static constexpr const char* kSharedStorage = "cudalab_sim_shared_";
+
   /// Handles a declaration containing `__shared__` at token `i`; returns the last token handled.
   std::size_t shared_declaration(std::size_t i, Scope scope) {
     const std::size_t head = statement_start(i);
@@ -518,7 +521,7 @@ class Translator {
     if (!is_extern) {
       // Lambdas in a namespace-scope initializer (Scope::init) have function bodies too.
       if (scope == Scope::function || scope == Scope::init) {
-        note_declared(head, semi, "CUDALAB_SIM_NOTE_SHARED");
+        note_declared(head, semi, "CUDALAB_SIM_SHARED", /*rename=*/true);
       } else if (scope == Scope::ns && !is(head, "template")) {
         note_declared(head, semi, "CUDALAB_SIM_NAMESPACE_SHARED");
       }
@@ -569,8 +572,12 @@ class Translator {
   }
 
   /// After `__shared__ T a[N], b;` (or a `__managed__` declaration), appends `MACRO(a); MACRO(b);`.
-  void note_declared(std::size_t head, std::size_t semi, const char* macro) {
+  /// With `rename`, each declared name becomes `cudalab_sim_shared_<name>` and the macro gets both,
+  /// `MACRO(a, cudalab_sim_shared_a);`: it declares `a` as a reference to the storage, through
+  /// which the checked build (`--sanitize`) sees every access.
+  void note_declared(std::size_t head, std::size_t semi, const char* macro, bool rename = false) {
     std::vector<std::string> names;
+    std::size_t last_at = 0;
     int depth = 0;
     int angle = 0;
     std::string last;
@@ -579,7 +586,10 @@ class Translator {
       if (t_[k].kind == Kind::punct) {
         const char c = s_[t_[k].begin];
         if ((c == ',' || c == ';') && depth == 0 && angle == 0) {
-          if (!last.empty()) names.push_back(last);
+          if (!last.empty()) {
+            names.push_back(last);
+            if (rename) edits_.push_back({t_[last_at].begin, t_[last_at].end, std::string(kSharedStorage) + last});
+          }
           last.clear();
           stop = false;
           continue;
@@ -598,11 +608,14 @@ class Translator {
         const std::string_view id = text(k);
         if (id != "__shared__" && id != "__managed__" && id != "__device__" && id != "volatile" && id != "const") {
           last = std::string(id);
+          last_at = k;
         }
       }
     }
     std::string notes;
-    for (const auto& n : names) notes += std::string(" ") + macro + "(" + n + ");";
+    for (const auto& n : names) {
+      notes += std::string(" ") + macro + "(" + n + (rename ? ", " + std::string(kSharedStorage) + n : "") + ");";
+    }
     if (!notes.empty()) edits_.push_back({t_[semi].end, t_[semi].end, notes});
   }
 

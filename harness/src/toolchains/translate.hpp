@@ -10,8 +10,9 @@
 //   extern __shared__ T name[];          (at namespace scope)
 //     -> removed; later uses of `name` become the same pointer expression
 //   __shared__ T a[N], b;                (in a function)
-//     -> unchanged, followed by CUDALAB_SIM_NOTE_SHARED(a); ... (poisoned per block; launch
-//        records' static bytes)
+//     -> __shared__ T cudalab_sim_shared_a[N], cudalab_sim_shared_b;
+//        CUDALAB_SIM_SHARED(a, cudalab_sim_shared_a); ... (declares `a` as a reference to its
+//        storage: poisoned per block, sized for the launch records, and checked under --sanitize)
 //   __shared__ T a[N];                   (at namespace scope)
 //     -> unchanged, followed by CUDALAB_SIM_NAMESPACE_SHARED(a); (poisoned before every block)
 //   __managed__ T m;                     (at namespace scope)

@@ -110,6 +110,10 @@ unsigned cudalab_sim_activemask(void);
 void cudalab_sim_shared_block(void* addr, size_t bytes);
 void cudalab_sim_namespace_shared(void* (*address)(size_t* bytes), int add);
 void cudalab_sim_managed_variable(const void* addr, size_t bytes, int add);
+// The checked build (CUDALAB_SIM_CHECKS): shared variables in the runtime's arena, atomics named.
+void* cudalab_sim_checked_shared(const void* key, size_t bytes, size_t align, const char* name, size_t element,
+                                 size_t inner);
+void cudalab_sim_checked_atomic(const void* address, size_t bytes);
 }
 
 // ---- barriers, fences ---------------------------------------------------------------------------
@@ -205,6 +209,11 @@ CUDALAB_SIM_REDUCE(__reduce_xor_sync, unsigned, CUDALAB_SIM_REDUCE_XOR)
 namespace cudalab_sim::detail {
 template <class T>
 inline std::atomic_ref<T> aref(T* p) {
+#ifdef CUDALAB_SIM_CHECKS
+  // The checker sees an atomic as an access of its own kind, never a race with another atomic;
+  // it then ignores the instrumented loads and stores std::atomic_ref makes of the same address.
+  cudalab_sim_checked_atomic(p, sizeof(T));
+#endif
   return std::atomic_ref<T>(*p);
 }
 template <class T, class F>
@@ -534,6 +543,16 @@ inline void launch(const char* name, const char* arg_text, const void* fn, Body 
       &state);
 }
 
+/// The checked build's copy of a function-scope `__shared__` variable for the running block.
+template <class T>
+inline T* checked_shared(T* storage, const char* name) {
+  using Element = std::remove_all_extents_t<T>;
+  size_t inner = 0;
+  if constexpr (std::rank_v<T> >= 2) inner = std::extent_v<T, std::rank_v<T> - 1>;
+  return static_cast<T*>(
+      cudalab_sim_checked_shared(storage, sizeof(T), alignof(T) < 16 ? 16 : alignof(T), name, sizeof(Element), inner));
+}
+
 /// Registers a namespace-scope variable with the runtime for as long as the module is loaded.
 struct registered_variable {
   void* (*address)(size_t*);
@@ -571,6 +590,20 @@ inline void* untyped_address(T& v) {
       cudalab_sim_shared_block(::cudalab_sim::untyped_address(name), sizeof(name));           \
     }                                                                                         \
   } while (0)
+
+#ifndef CUDALAB_SIM_CHECKS
+/// A function-scope `__shared__ T name...;` is renamed to its storage by the translator and
+/// followed by this: `name` is the storage itself, poisoned per block as above.
+#define CUDALAB_SIM_SHARED(name, storage) \
+  auto& name = storage;                   \
+  CUDALAB_SIM_NOTE_SHARED(name)
+#else
+/// The checked build (`cudalab check --sanitize`): `name` refers to this block's copy in the
+/// runtime's shared-memory arena, between red zones, and the compiler instruments every access
+/// through it (a `static thread_local` accessed directly would not be).
+#define CUDALAB_SIM_SHARED(name, storage) \
+  auto& name = *::cudalab_sim::checked_shared(&storage, #name)
+#endif
 
 #define CUDALAB_SIM_CONCAT2(a, b) a##b
 #define CUDALAB_SIM_CONCAT(a, b) CUDALAB_SIM_CONCAT2(a, b)

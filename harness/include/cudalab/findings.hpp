@@ -1,0 +1,37 @@
+// What `check --sanitize` found in device code, in the student's words: each finding of the
+// simulator's checks (or of compute-sanitizer on a GPU) becomes a sentence naming the kernel, the
+// block and thread, the access and its source line, and a fix. Findings outrank guesses: a case
+// with one leads with it, whatever its output was.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cudalab/exercise_check.hpp"
+#include "cudalab/protocol.hpp"
+
+namespace cudalab {
+
+/// A place in the source: "kernel.cu:41" (file name only) and the line.
+struct SourcePlace {
+  std::string file;  ///< as the compiler saw it (the student's path), empty if unknown
+  int line = 0;
+};
+
+/// The source places of module offsets `pcs` in `module` (its debug lines, through addr2line;
+/// inlined helpers of the simulator's headers are skipped for the student's line that used them).
+/// Offsets it cannot place are left out.
+std::map<std::uint64_t, SourcePlace> locate_in_module(const std::filesystem::path& module,
+                                                      const std::vector<std::uint64_t>& pcs);
+
+/// Turns `findings` into `r`'s verdict, message, details and hints (the first finding leads; the
+/// output's own verdict, if wrong, is kept as a detail). No-op when there are none.
+void judge_findings(const std::vector<protocol::Finding>& findings, const std::filesystem::path& module, CaseResult& r);
+
+/// The verdict a finding of `kind` gives.
+Verdict verdict_of(protocol::FindingKind kind);
+
+}  // namespace cudalab

@@ -1,0 +1,35 @@
+// What the runner's `check --sanitize` needs from the platform: the simulator checks every access
+// of device code itself (harness/sim/src/checks.cpp: bounds, races, uninitialised reads, barriers)
+// and can start a block's threads in another order; a GPU runner has neither (the parent runs it
+// under compute-sanitizer instead), and device_checks_none.cpp says so.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cudalab/protocol.hpp"
+
+namespace cudalab::runner {
+
+/// Whether this runner checks device code's accesses itself.
+bool device_checks_available();
+
+/// Turns the checks on, before the module loads (the module must be the checked build).
+void enable_device_checks();
+
+/// The order in which each block's threads start (the simulator; a GPU ignores it).
+void set_thread_order(protocol::ThreadOrder order, std::uint64_t seed);
+
+/// Names a harness buffer to the checks: `buffer` (`bytes` long, elements of `element` bytes)
+/// inside the device allocation that starts at `allocation`, whose rest is guard zone. An
+/// output's contents count as never written (`initialized` false): reading it before writing it
+/// is reading garbage.
+void name_device_buffer(const void* allocation, const void* buffer, std::size_t bytes, std::size_t element,
+                        const std::string& name, bool initialized);
+
+/// What the checks found since the last call, at most protocol::kMaxFindings (alike ones counted).
+std::vector<protocol::Finding> take_findings();
+
+}  // namespace cudalab::runner

@@ -1,0 +1,12 @@
+// A GPU runner checks no accesses itself: `check --sanitize` runs it under compute-sanitizer.
+#include "device_checks.hpp"
+
+namespace cudalab::runner {
+
+bool device_checks_available() { return false; }
+void enable_device_checks() {}
+void set_thread_order(protocol::ThreadOrder, std::uint64_t) {}
+void name_device_buffer(const void*, const void*, std::size_t, std::size_t, const std::string&, bool) {}
+std::vector<protocol::Finding> take_findings() { return {}; }
+
+}  // namespace cudalab::runner

@@ -1,0 +1,709 @@
+// The simulator's checks of device code; checks.hpp says what they find and how they see it.
+//
+// Shadow state: every checked region (a device allocation, a shared variable's copy in the
+// block's arena, the dynamic shared memory) has one Cell per 4-byte word: the last write and the
+// last read, each stamped with who made it (block, thread), when (the launch or block run, the
+// block's barrier count, the warp's rendezvous count) and where (the return address of the check,
+// which the parent maps to a source line). Two accesses race when they come from different
+// threads of one block in the same barrier interval (and, within one warp, with no rendezvous
+// between), touch a common byte, and one is a plain write; or when two blocks of one launch both
+// write a word plainly. Atomics never race with atomics.
+#include "checks.hpp"
+
+#include <dlfcn.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <vector>
+
+#include "runner/device_checks.hpp"
+
+namespace cudalab::sim::checks {
+
+bool active = false;
+
+namespace {
+
+using protocol::FindingKind;
+
+constexpr std::size_t kWord = 4;
+/// Regions above this many bytes are bounds-checked only (their shadow would be too large).
+constexpr std::size_t kMaxShadowedBytes = std::size_t{256} << 20;
+/// Freed memory kept for use-after-free checks before the oldest is released.
+constexpr std::size_t kQuarantineBytes = std::size_t{256} << 20;
+/// The per-thread shared-memory arena: the dynamic area, then each static variable, red zones between.
+constexpr std::size_t kArenaBytes = std::size_t{4} << 20;
+constexpr std::size_t kArenaZone = 256;
+constexpr std::size_t kDynamicBytes = 232448;  // the opt-in maximum (internal.hpp's kSharedPerBlockOptin)
+constexpr std::size_t kStaticStart = kArenaZone + kDynamicBytes + kArenaZone;
+
+constexpr std::uint8_t kMany = 1;    // read: more than one thread read the word in this interval
+constexpr std::uint8_t kAtomic = 2;  // the access was an atomic
+constexpr std::uint8_t kAfterOwnWrite = 4;  // the thread had written in this barrier interval before
+constexpr std::uint8_t kAfterOwnRead = 8;   // the thread had read in this barrier interval before
+
+struct Stamp {
+  std::uintptr_t pc = 0;
+  std::uint32_t gen = 0;  // the launch (global memory) or block run (shared) it belongs to; 0: none
+  std::uint32_t block = 0;
+  std::uint32_t epoch = 0;       // the block's barriers passed
+  std::uint32_t warp_epoch = 0;  // the warp's rendezvous passed
+  std::uint16_t thread = 0;
+  std::uint8_t bytes = 0;  // which of the word's four bytes
+  std::uint8_t flags = 0;
+};
+
+struct Cell {
+  Stamp write;
+  Stamp read;
+  bool init = false;  // global memory: written since it was allocated
+};
+
+/// A region whose accesses are checked.
+struct Region {
+  std::uintptr_t zone_begin = 0;  // the red zone before it
+  std::uintptr_t begin = 0;
+  std::uintptr_t end = 0;
+  std::uintptr_t zone_end = 0;  // the end of the red zone after it
+  void* real = nullptr;         // what to free (allocations)
+  std::string name;             // "y" (a harness buffer), "As" (shared), "" (the submission's cudaMalloc)
+  std::size_t element = 0;      // bytes per element where known
+  std::size_t inner = 0;        // a 2D shared array's row length
+  bool shared = false;
+  bool freed = false;
+  bool dynamic = false;  // the extern __shared__ area
+  std::uint32_t gen = 0;  // shared: the block run it was last poisoned for
+  std::vector<Cell> cells;
+};
+
+struct Ctx {
+  bool in_kernel = false;
+  const cudalab_sim_launch_desc* desc = nullptr;
+  std::uint32_t launch = 0;
+  std::uint32_t block_gen = 0;
+  std::uint32_t block = 0;
+  std::uint16_t thread = 0;
+  std::uint32_t epoch = 0;
+  std::uint32_t warp_epoch[32] = {};
+  std::uintptr_t atomic_address = 0;
+  bool atomic = false;
+  Region* last = nullptr;
+  // Per thread of the block: the barrier interval of its last write and read (block run << 32 | epoch + 1).
+  std::uint64_t wrote_in[1024] = {};
+  std::uint64_t read_in[1024] = {};
+  // The shared-memory arena of this host thread.
+  std::byte* arena = nullptr;
+  std::size_t arena_used = kStaticStart;
+  Region dynamic;
+  std::vector<std::unique_ptr<Region>> slots;  // static shared variables, by offset
+  std::map<const void*, Region*> slot_of;      // by the storage's own address
+};
+
+__attribute__((tls_model("initial-exec"))) thread_local Ctx* tls_ctx = nullptr;
+
+Ctx& ctx() {
+  if (tls_ctx == nullptr) tls_ctx = new Ctx;  // never freed: host threads outlive launches
+  return *tls_ctx;
+}
+
+struct Key {
+  FindingKind kind;
+  std::uintptr_t pc;
+  std::uintptr_t other_pc;
+  int line;
+};
+
+/// Global state: the device allocations, the quarantine, the findings.
+struct Global {
+  std::mutex mutex;
+  std::map<std::uintptr_t, std::unique_ptr<Region>> regions;  // by zone_begin
+  std::deque<Region*> quarantine;
+  std::size_t quarantined = 0;
+  std::uint32_t launches = 0;
+  std::uint32_t block_runs = 0;
+  std::vector<protocol::Finding> findings;
+  std::vector<Key> keys;  // one per finding
+  std::size_t dropped = 0;
+};
+
+Global& global() {
+  static auto* g = new Global;  // never destroyed: kernels may run during static destruction
+  return *g;
+}
+
+uint3 unflatten(std::uint32_t linear, const dim3& d) {
+  return uint3{linear % d.x, (linear / d.x) % d.y, linear / (d.x * d.y)};
+}
+
+std::array<unsigned, 3> as_array(const uint3& v) { return {v.x, v.y, v.z}; }
+
+/// The module-relative offset of a return address (for addr2line in the parent), or 0.
+std::uint64_t module_offset(std::uintptr_t pc) {
+  if (pc == 0) return 0;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(pc), &info) == 0 || info.dli_fbase == nullptr) return 0;
+  // The call instruction ends at the return address: step back into it.
+  return pc - reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
+}
+
+protocol::FindingAccess access_of(const Ctx& c, const Stamp& s, bool write) {
+  protocol::FindingAccess a;
+  const cudalab_sim_launch_desc& d = *c.desc;
+  a.block = as_array(unflatten(s.block, d.grid));
+  a.thread = as_array(unflatten(s.thread, d.block));
+  a.write = write;
+  a.atomic = (s.flags & kAtomic) != 0;
+  a.pc = module_offset(s.pc);
+  return a;
+}
+
+/// Whether a finding like this one (kind, the two places) is already kept: then it is counted.
+/// Also true when no more findings fit (counted as dropped). Keyed by return addresses, so that
+/// an access repeated a million times costs no symbol lookup.
+bool counted(FindingKind kind, std::uintptr_t pc, std::uintptr_t other_pc, int line) {
+  Global& g = global();
+  std::lock_guard lock(g.mutex);
+  for (std::size_t i = 0; i < g.keys.size(); ++i) {
+    const Key& k = g.keys[i];
+    if (k.kind == kind && k.pc == pc && k.other_pc == other_pc && k.line == line) {
+      ++g.findings[i].count;
+      return true;
+    }
+  }
+  if (g.findings.size() >= protocol::kMaxFindings) {
+    ++g.dropped;
+    return true;
+  }
+  return false;
+}
+
+void add(protocol::Finding f, std::uintptr_t pc, std::uintptr_t other_pc) {
+  if (const Ctx* c = tls_ctx; c != nullptr && c->desc != nullptr) {
+    f.grid = as_array(uint3{c->desc->grid.x, c->desc->grid.y, c->desc->grid.z});
+    f.block = as_array(uint3{c->desc->block.x, c->desc->block.y, c->desc->block.z});
+  }
+  Global& g = global();
+  std::lock_guard lock(g.mutex);
+  g.keys.push_back({f.kind, pc, other_pc, f.access.line});
+  g.findings.push_back(std::move(f));
+}
+
+std::string plural(std::size_t n, const char* one) { return std::to_string(n) + " " + one + (n == 1 ? "" : "s"); }
+
+/// "y[1000]", "As[3][5]", "byte 4000 of a 4000-byte cudaMalloc allocation": the element at `a`.
+std::string element_name(const Region& r, std::uintptr_t a, unsigned size) {
+  const std::size_t element = r.element != 0 ? r.element : std::max<unsigned>(size, 1);
+  const auto offset = static_cast<std::int64_t>(a) - static_cast<std::int64_t>(r.begin);
+  const std::int64_t index = offset >= 0 ? offset / static_cast<std::int64_t>(element)
+                                         : -((-offset + static_cast<std::int64_t>(element) - 1) /
+                                             static_cast<std::int64_t>(element));
+  if (r.name.empty()) {
+    return "byte " + std::to_string(offset) + " of a " + std::to_string(r.end - r.begin) + "-byte " +
+           (r.shared ? "shared array" : "cudaMalloc allocation");
+  }
+  if (r.inner != 0 && index >= 0 && static_cast<std::size_t>(index) < (r.end - r.begin) / element) {
+    const auto inner = static_cast<std::int64_t>(r.inner);
+    return r.name + "[" + std::to_string(index / inner) + "][" + std::to_string(index % inner) + "]";
+  }
+  return r.name + "[" + std::to_string(index) + "]";
+}
+
+/// "y (1000 elements)", "a 4000-byte cudaMalloc allocation", "the extern __shared__ array (1024 bytes)".
+std::string region_name(const Region& r) {
+  const std::size_t bytes = r.end - r.begin;
+  if (r.dynamic) return "the extern __shared__ array (" + plural(bytes, "byte") + " at this launch)";
+  if (r.name.empty()) return "a " + std::to_string(bytes) + "-byte cudaMalloc allocation";
+  if (r.element != 0) return r.name + " (" + plural(bytes / r.element, "element") + ")";
+  return r.name + " (" + plural(bytes, "byte") + ")";
+}
+
+void report_access(FindingKind kind, const Ctx& c, const Region& r, std::uintptr_t a, unsigned size, bool write,
+                   std::uintptr_t pc, std::string where) {
+  if (counted(kind, pc, 0, 0)) return;
+  protocol::Finding f;
+  f.kind = kind;
+  f.kernel = c.desc->name;
+  f.shared = r.shared;
+  f.target = element_name(r, a, size);
+  f.where = std::move(where);
+  f.bytes = size;
+  Stamp now;
+  now.pc = pc;
+  now.block = c.block;
+  now.thread = c.thread;
+  now.flags = c.atomic ? kAtomic : 0;
+  f.access = access_of(c, now, write);
+  add(std::move(f), pc, 0);
+}
+
+/// An access outside [begin, end) of `r` (in its red zone, or past the arena's variables).
+void out_of_bounds(const Ctx& c, const Region& r, std::uintptr_t a, unsigned size, bool write, std::uintptr_t pc) {
+  std::string where;
+  if (a < r.begin) {
+    where = plural(r.begin - a, "byte") + " before the start of " + region_name(r);
+  } else {
+    where = plural(a + size - r.end, "byte") + " past the end of " + region_name(r);
+  }
+  report_access(FindingKind::out_of_bounds, c, r, a, size, write, pc, std::move(where));
+}
+
+bool same_thread(const Ctx& c, const Stamp& s) { return s.block == c.block && s.thread == c.thread; }
+
+/// Whether the earlier access `s` and the current one race (one of them writes; the caller knows).
+bool races(const Ctx& c, const Stamp& s, std::uint32_t gen, std::uint8_t bytes, bool earlier_write, bool now_write,
+           bool shared) {
+  if (s.gen != gen || (s.bytes & bytes) == 0) return false;
+  const bool now_atomic = c.atomic;
+  const bool then_atomic = (s.flags & kAtomic) != 0;
+  if (now_atomic && then_atomic) return false;
+  if (s.block != c.block) {
+    // Blocks of one launch are never ordered, but a block may read what another wrote once an
+    // atomic told it the other had finished (a fence pattern): only two plain writes are a race.
+    return !shared && earlier_write && now_write && !now_atomic && !then_atomic;
+  }
+  if (s.thread == c.thread && (s.flags & kMany) == 0) return false;
+  if (s.epoch != c.epoch) return false;
+  if ((s.thread >> 5) == (c.thread >> 5) && s.warp_epoch != c.warp_epoch[c.thread >> 5]) return false;
+  return true;
+}
+
+/// A race between the current access and `then`. A write and a read are put in the order the
+/// code meant (protocol::Finding::write_first), from what each thread had done earlier in the
+/// barrier interval: the report then leads with the access whose line needs the barrier.
+void report_race(const Ctx& c, const Region& r, std::uintptr_t a, unsigned size, bool write, std::uintptr_t pc,
+                 const Stamp& then, bool then_write, std::uint8_t now_flags) {
+  if (counted(FindingKind::race, pc, then.pc, 0)) return;
+  protocol::Finding f;
+  f.kind = FindingKind::race;
+  f.kernel = c.desc->name;
+  f.shared = r.shared;
+  f.target = element_name(r, a, size);
+  f.where = std::string(r.shared ? "shared" : "global") + " memory, " + region_name(r);
+  f.bytes = size;
+  Stamp now;
+  now.pc = pc;
+  now.block = c.block;
+  now.thread = c.thread;
+  now.flags = now_flags;
+  protocol::FindingAccess now_access = access_of(c, now, write);
+  protocol::FindingAccess then_access = access_of(c, then, then_write);
+  if (write != then_write) {
+    const Stamp& w = write ? now : then;
+    const Stamp& rd = write ? then : now;
+    const bool write_meant_last = (w.flags & kAfterOwnRead) != 0 && (rd.flags & kAfterOwnWrite) == 0;
+    f.write_first = !write_meant_last;
+    // Lead with the read when it came too early, with the write when it came too early.
+    const bool lead_with_now = f.write_first ? !write : write;
+    f.access = lead_with_now ? now_access : then_access;
+    f.other = lead_with_now ? then_access : now_access;
+  } else {
+    f.access = now_access;
+    f.other = then_access;
+  }
+  add(std::move(f), pc, then.pc);
+}
+
+void check_cells(Ctx& c, Region& r, std::uintptr_t a, unsigned size, bool write, std::uintptr_t pc) {
+  if (r.cells.empty()) return;
+  const std::uint32_t gen = r.shared ? c.block_gen : c.launch;
+  const std::uintptr_t first = (a - r.begin) / kWord;
+  const std::uintptr_t last = std::min<std::uintptr_t>((a + size - 1 - r.begin) / kWord, r.cells.size() - 1);
+  bool reported_init = false;
+  bool reported_race = false;
+  // What this thread did before in the barrier interval: orders a racing write and read (report_race).
+  const std::uint64_t interval = (std::uint64_t{c.block_gen} << 32) | (c.epoch + 1);
+  const std::uint8_t own = static_cast<std::uint8_t>((c.wrote_in[c.thread] == interval ? kAfterOwnWrite : 0) |
+                                                     (c.read_in[c.thread] == interval ? kAfterOwnRead : 0) |
+                                                     (c.atomic ? kAtomic : 0));
+  for (std::uintptr_t w = first; w <= last; ++w) {
+    Cell& cell = r.cells[w];
+    const std::uintptr_t word = r.begin + w * kWord;
+    const std::uintptr_t lo = std::max(a, word);
+    const std::uintptr_t hi = std::min(a + size, word + kWord);
+    const auto bytes = static_cast<std::uint8_t>(((1u << (hi - lo)) - 1) << (lo - word));
+    const bool reads = !write || c.atomic;  // an atomic reads the old value too
+    if (reads && !reported_init) {
+      const bool written = r.shared ? cell.write.gen == gen : cell.init;
+      if (!written) {
+        reported_init = true;
+        report_access(FindingKind::uninitialized, c, r, a, size, write, pc,
+                      r.shared ? "shared memory that no thread of this block had written"
+                               : (r.name.empty() ? "device memory that nothing had written since cudaMalloc"
+                                                 : r.name + " as solve received it: its contents are garbage"));
+      }
+    }
+    if (!reported_race) {
+      if (races(c, cell.write, gen, bytes, true, write, r.shared)) {
+        reported_race = true;
+        report_race(c, r, a, size, write, pc, cell.write, true, own);
+      } else if (write && races(c, cell.read, gen, bytes, false, true, r.shared)) {
+        reported_race = true;
+        report_race(c, r, a, size, write, pc, cell.read, false, own);
+      }
+    }
+    Stamp now;
+    now.pc = pc;
+    now.gen = gen;
+    now.block = c.block;
+    now.thread = c.thread;
+    now.epoch = c.epoch;
+    now.warp_epoch = c.warp_epoch[c.thread >> 5];
+    now.bytes = bytes;
+    now.flags = own;
+    if (write || c.atomic) {
+      cell.write = now;
+      cell.init = true;
+    } else {
+      Stamp& rd = cell.read;
+      if (rd.gen == gen && rd.block == c.block && rd.epoch == c.epoch && !same_thread(c, rd)) {
+        rd.flags |= kMany;
+        rd.bytes |= bytes;
+      } else {
+        rd = now;
+      }
+    }
+  }
+  if (write || c.atomic) c.wrote_in[c.thread] = interval;
+  if (!write || c.atomic) c.read_in[c.thread] = interval;
+}
+
+Region* find_region(std::uintptr_t a) {
+  Global& g = global();
+  auto it = g.regions.upper_bound(a);
+  if (it == g.regions.begin()) return nullptr;
+  --it;
+  Region* r = it->second.get();
+  return a < r->zone_end ? r : nullptr;
+}
+
+Region* find_slot(Ctx& c, std::uintptr_t a) {
+  if (a >= c.dynamic.zone_begin && a < c.dynamic.zone_end) return &c.dynamic;
+  // The slot holding `a`, or the one before it (whose red zone `a` is in).
+  Region* before = nullptr;
+  for (auto& s : c.slots) {
+    if (s->zone_begin > a) break;
+    before = s.get();
+  }
+  return before != nullptr ? before : &c.dynamic;
+}
+
+void check(std::uintptr_t a, unsigned size, bool write, std::uintptr_t pc) {
+  Ctx* cp = tls_ctx;
+  if (cp == nullptr || !cp->in_kernel) return;
+  Ctx& c = *cp;
+  if (c.atomic_address != 0) {
+    // The loads and stores std::atomic_ref makes right after an atomic was reported.
+    if (a == c.atomic_address && !c.atomic) return;
+    c.atomic_address = 0;
+  }
+  Region* r = nullptr;
+  const auto arena = reinterpret_cast<std::uintptr_t>(c.arena);
+  if (c.arena != nullptr && a - arena < kArenaBytes) {
+    r = find_slot(c, a);
+  } else {
+    r = c.last;
+    if (r == nullptr || a - r->zone_begin >= r->zone_end - r->zone_begin) {
+      r = find_region(a);
+      if (r == nullptr) return;  // not device memory: the thread's stack, the module's variables
+      c.last = r;
+    }
+  }
+  if (r->freed) {
+    report_access(FindingKind::use_after_free, c, *r, a, size, write, pc,
+                  "memory that cudaFree had released (" + region_name(*r) + ")");
+    return;
+  }
+  if (a < r->begin || a + size > r->end) {
+    out_of_bounds(c, *r, a, size, write, pc);
+    return;
+  }
+  if ((size == 2 || size == 4 || size == 8 || size == 16) && a % size != 0) {
+    report_access(FindingKind::misaligned, c, *r, a, size, write, pc,
+                  "a " + std::to_string(size) + "-byte access must start at a multiple of " + std::to_string(size) +
+                      " bytes; this one is " + std::to_string(a % size) + " past one");
+    return;
+  }
+  check_cells(c, *r, a, size, write, pc);
+}
+
+std::vector<Cell> cells_for(std::size_t bytes) {
+  if (bytes > kMaxShadowedBytes) return {};
+  return std::vector<Cell>((bytes + kWord - 1) / kWord);
+}
+
+void release_quarantine(Global& g) {
+  while (g.quarantined > kQuarantineBytes && !g.quarantine.empty()) {
+    Region* r = g.quarantine.front();
+    g.quarantine.pop_front();
+    g.quarantined -= r->end - r->begin;
+    std::free(r->real);
+    g.regions.erase(r->zone_begin);
+  }
+}
+
+}  // namespace
+
+std::size_t red_zone(std::size_t bytes) {
+  const std::size_t want = std::clamp<std::size_t>(bytes, 256, std::size_t{1} << 20);
+  return (want + 255) / 256 * 256;
+}
+
+void allocated(void* real, void* user, std::size_t bytes, std::size_t zone) {
+  auto r = std::make_unique<Region>();
+  r->begin = reinterpret_cast<std::uintptr_t>(user);
+  r->end = r->begin + bytes;
+  r->zone_begin = r->begin - zone;
+  r->zone_end = r->end + zone;
+  r->real = real;
+  r->cells = cells_for(bytes);
+  Global& g = global();
+  std::lock_guard lock(g.mutex);
+  g.regions[r->zone_begin] = std::move(r);
+  if (tls_ctx != nullptr) tls_ctx->last = nullptr;
+}
+
+void released(void* user) {
+  Global& g = global();
+  std::lock_guard lock(g.mutex);
+  Region* r = find_region(reinterpret_cast<std::uintptr_t>(user));
+  if (r == nullptr) return;
+  r->freed = true;
+  r->cells = {};
+  r->name.clear();
+  g.quarantine.push_back(r);
+  g.quarantined += r->end - r->begin;
+  release_quarantine(g);
+  if (tls_ctx != nullptr) tls_ctx->last = nullptr;
+}
+
+void host_wrote(const void* p, std::size_t bytes) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  Global& g = global();
+  std::lock_guard lock(g.mutex);
+  Region* r = find_region(a);
+  if (r == nullptr || r->cells.empty() || bytes == 0) return;
+  const std::uintptr_t lo = std::max(a, r->begin);
+  const std::uintptr_t hi = std::min(a + bytes, r->end);
+  for (std::uintptr_t w = (lo - r->begin) / kWord; lo < hi && w <= (hi - 1 - r->begin) / kWord; ++w) {
+    r->cells[w].init = true;
+  }
+}
+
+void launch_begin(const cudalab_sim_launch_desc& desc) {
+  Ctx& c = ctx();
+  Global& g = global();
+  {
+    std::lock_guard lock(g.mutex);
+    c.launch = ++g.launches;
+  }
+  c.desc = &desc;
+  c.last = nullptr;
+  c.in_kernel = true;
+}
+
+void launch_end() {
+  Ctx& c = ctx();
+  c.in_kernel = false;
+  c.atomic_address = 0;
+}
+
+void block_begin(unsigned long long linear) {
+  Ctx& c = ctx();
+  Global& g = global();
+  {
+    std::lock_guard lock(g.mutex);
+    c.block_gen = ++g.block_runs;
+  }
+  c.block = static_cast<std::uint32_t>(linear);
+  c.thread = 0;
+  c.epoch = 0;
+  std::fill(std::begin(c.warp_epoch), std::end(c.warp_epoch), 0);
+}
+
+void thread_enter(unsigned linear) { ctx().thread = static_cast<std::uint16_t>(linear); }
+
+void barrier_released(unsigned arrived, unsigned threads, int line, const uint3& thread) {
+  Ctx& c = ctx();
+  ++c.epoch;
+  if (arrived < threads && c.desc != nullptr && !counted(FindingKind::barrier, 0, 0, line)) {
+    protocol::Finding f;
+    f.kind = FindingKind::barrier;
+    f.kernel = c.desc->name;
+    f.target = "__syncthreads()";
+    f.where = std::to_string(arrived) + " of the block's " + std::to_string(threads) +
+              " threads reached it; the others had already returned";
+    f.access.block = as_array(unflatten(c.block, c.desc->grid));
+    f.access.thread = as_array(thread);
+    f.access.line = line;
+    add(std::move(f), 0, 0);
+  }
+}
+
+void warp_synced(unsigned warp) {
+  Ctx& c = ctx();
+  if (warp < 32) ++c.warp_epoch[warp];
+}
+
+void* dynamic_shared(std::size_t bytes) {
+  Ctx& c = ctx();
+  if (c.arena == nullptr) {
+    void* p = mmap(nullptr, kArenaBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+      std::fprintf(stderr, "cudalab-sim: out of memory for the checked shared-memory arena\n");
+      std::abort();
+    }
+    c.arena = static_cast<std::byte*>(p);
+  }
+  Region& d = c.dynamic;
+  d.shared = true;
+  d.dynamic = true;
+  d.zone_begin = reinterpret_cast<std::uintptr_t>(c.arena);
+  d.begin = d.zone_begin + kArenaZone;
+  d.end = d.begin + std::min(bytes, kDynamicBytes);
+  d.zone_end = d.zone_begin + kStaticStart;
+  if (d.cells.size() < (d.end - d.begin + kWord - 1) / kWord) d.cells.resize((d.end - d.begin + kWord - 1) / kWord);
+  return c.arena + kArenaZone;
+}
+
+void report(protocol::FindingKind kind, const std::string& where, int line, const uint3& block, const uint3& thread) {
+  Ctx& c = ctx();
+  if (counted(kind, 0, 0, line)) return;
+  protocol::Finding f;
+  f.kind = kind;
+  f.kernel = c.desc != nullptr ? c.desc->name : "";
+  f.target = kind == FindingKind::warp ? "a warp operation" : "__syncthreads()";
+  f.where = where.substr(0, protocol::kMaxFindingTextBytes);
+  f.access.block = as_array(block);
+  f.access.thread = as_array(thread);
+  f.access.line = line;
+  add(std::move(f), 0, 0);
+}
+
+}  // namespace cudalab::sim::checks
+
+// ---- the runner's interface (runner/device_checks.hpp) ----
+namespace cudalab::runner {
+
+namespace checks = cudalab::sim::checks;
+
+bool device_checks_available() { return true; }
+
+void enable_device_checks() { checks::active = true; }
+
+void name_device_buffer(const void* allocation, const void* buffer, std::size_t bytes, std::size_t element,
+                        const std::string& name, bool initialized) {
+  auto& g = checks::global();
+  std::lock_guard lock(g.mutex);
+  checks::Region* r = checks::find_region(reinterpret_cast<std::uintptr_t>(allocation));
+  if (r == nullptr) return;
+  r->begin = reinterpret_cast<std::uintptr_t>(buffer);
+  r->end = r->begin + bytes;
+  r->name = name;
+  r->element = element;
+  r->cells = checks::cells_for(bytes);
+  for (auto& cell : r->cells) cell.init = initialized;
+  if (checks::tls_ctx != nullptr) checks::tls_ctx->last = nullptr;
+}
+
+std::vector<protocol::Finding> take_findings() {
+  auto& g = checks::global();
+  std::lock_guard lock(g.mutex);
+  std::vector<protocol::Finding> out = std::move(g.findings);
+  g.findings.clear();
+  g.keys.clear();
+  g.dropped = 0;
+  return out;
+}
+
+}  // namespace cudalab::runner
+
+// ---- what the checked build calls ----
+using cudalab::sim::checks::check;
+
+extern "C" {
+
+#define CUDALAB_SIM_CHECK_SIZE(n)                                                                           \
+  void __asan_load##n##_noabort(std::uintptr_t a) {                                                         \
+    check(a, n, false, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));                      \
+  }                                                                                                         \
+  void __asan_store##n##_noabort(std::uintptr_t a) {                                                        \
+    check(a, n, true, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));                       \
+  }
+CUDALAB_SIM_CHECK_SIZE(1)
+CUDALAB_SIM_CHECK_SIZE(2)
+CUDALAB_SIM_CHECK_SIZE(4)
+CUDALAB_SIM_CHECK_SIZE(8)
+CUDALAB_SIM_CHECK_SIZE(16)
+#undef CUDALAB_SIM_CHECK_SIZE
+
+void __asan_loadN_noabort(std::uintptr_t a, std::size_t n) {
+  check(a, static_cast<unsigned>(std::min<std::size_t>(n, 4096)), false,
+        reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
+}
+void __asan_storeN_noabort(std::uintptr_t a, std::size_t n) {
+  check(a, static_cast<unsigned>(std::min<std::size_t>(n, 4096)), true,
+        reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
+}
+void __asan_handle_no_return(void) {}
+
+void cudalab_sim_checked_atomic(const void* address, size_t bytes) {
+  using namespace cudalab::sim::checks;
+  Ctx* c = tls_ctx;
+  if (c == nullptr || !c->in_kernel) return;
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  c->atomic = true;
+  check(a, static_cast<unsigned>(bytes), true, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
+  c->atomic = false;
+  c->atomic_address = a;
+}
+
+void* cudalab_sim_checked_shared(const void* key, size_t bytes, size_t align, const char* name, size_t element,
+                                 size_t inner) {
+  using namespace cudalab::sim::checks;
+  Ctx& c = ctx();
+  if (c.arena == nullptr) (void)dynamic_shared(0);
+  auto it = c.slot_of.find(key);
+  Region* r = nullptr;
+  if (it == c.slot_of.end()) {
+    std::size_t offset = (c.arena_used + kArenaZone + align - 1) / align * align;
+    if (offset + bytes + kArenaZone > kArenaBytes) {
+      std::fprintf(stderr, "cudalab-sim: the kernels' __shared__ variables exceed the checked arena (%zu bytes)\n",
+                   kArenaBytes);
+      std::abort();
+    }
+    auto slot = std::make_unique<Region>();
+    slot->shared = true;
+    slot->begin = reinterpret_cast<std::uintptr_t>(c.arena) + offset;
+    slot->end = slot->begin + bytes;
+    slot->zone_begin = slot->begin - kArenaZone;
+    slot->zone_end = slot->end + kArenaZone;
+    slot->name = name;
+    slot->element = element;
+    slot->inner = inner;
+    slot->cells = cells_for(bytes);
+    c.arena_used = offset + bytes;
+    r = slot.get();
+    c.slots.push_back(std::move(slot));
+    c.slot_of.emplace(key, r);
+  } else {
+    r = it->second;
+  }
+  void* p = reinterpret_cast<void*>(r->begin);
+  if (r->gen != c.block_gen) {
+    // The block's first thread to get here: poison it, and size it for the launch records.
+    r->gen = c.block_gen;
+    cudalab_sim_shared_block(p, bytes);
+  }
+  return p;
+}
+
+}  // extern "C"

@@ -1,0 +1,49 @@
+// The simulator's checks of device code (`cudalab check --sanitize`): the checked build of a
+// module calls the runtime before every load and store (GCC's -fsanitize=kernel-address with
+// outlined checks: __asan_load4_noabort(address) and the like, defined in checks.cpp), and the
+// runtime keeps, per 4-byte word of device and shared memory, who last wrote and read it. From
+// that it names out-of-bounds accesses (red zones around every allocation and shared variable),
+// use after cudaFree, misaligned accesses, races (two threads of a block, one writing, no barrier
+// between; two blocks writing one word), and reads of memory nothing wrote. The executor reports
+// the barrier and warp findings it sees itself. Blocks run on the launching thread while the
+// checks are on, so the shadow state needs no locks.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "cudalab/protocol.hpp"
+#include "cudalab_sim/device.hpp"
+
+namespace cudalab::sim::checks {
+
+/// Whether the checks are on: set once by the runner, before the module loads.
+extern bool active;
+
+// ---- the runtime API (runtime.cpp) ----
+/// Bytes of red zone on each side of a device allocation of `bytes`.
+std::size_t red_zone(std::size_t bytes);
+/// A device (or managed, or pinned) allocation: [user, user + bytes) between red zones of `zone`
+/// bytes; `real` is what to free. Its contents count as never written.
+void allocated(void* real, void* user, std::size_t bytes, std::size_t zone);
+/// cudaFree: the memory is kept, marked freed (later accesses are use after free), and released
+/// once enough freed memory has piled up.
+void released(void* user);
+/// The host wrote [p, p + bytes) of device memory (a copy, a memset): it counts as written.
+void host_wrote(const void* p, std::size_t bytes);
+
+// ---- the executor (exec.cpp) ----
+void launch_begin(const cudalab_sim_launch_desc& desc);
+void launch_end();
+void block_begin(unsigned long long linear);
+void thread_enter(unsigned linear);
+/// A __syncthreads released: `arrived` of the block's `threads` were there (the rest had exited).
+void barrier_released(unsigned arrived, unsigned threads, int line, const uint3& thread);
+/// A warp rendezvous completed: the lanes of `warp` are ordered with each other from here on.
+void warp_synced(unsigned warp);
+/// The block's dynamic shared memory, `bytes` of it, with a red zone after it.
+void* dynamic_shared(std::size_t bytes);
+/// A barrier or warp finding the executor saw (divergence, deadlock), in its words.
+void report(protocol::FindingKind kind, const std::string& where, int line, const uint3& block, const uint3& thread);
+
+}  // namespace cudalab::sim::checks

@@ -1,0 +1,305 @@
+// Findings in the student's words (findings.hpp). The runner reports module offsets; this
+// (trusted) side maps them to lines with binutils' addr2line over the module it compiled, and
+// writes cause and fix for each kind.
+#include "cudalab/findings.hpp"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cudalab/detail/process.hpp"
+#include "cudalab/paths.hpp"
+
+namespace cudalab {
+namespace {
+
+namespace fs = std::filesystem;
+using protocol::Finding;
+using protocol::FindingKind;
+
+/// Whether a frame's file is the harness's or the system's, not the student's.
+bool harness_or_system(const std::string& file) {
+  return file.empty() || file == "??" || file.find("/cudalab_sim/") != std::string::npos ||
+         file.find("/sim/include/") != std::string::npos || file.rfind("/usr/", 0) == 0;
+}
+
+/// An index as the launch's shape writes it: "(5)" in a 1D launch, "(5,3)" in a 2D one.
+std::string coords(const std::array<unsigned, 3>& v, const std::array<unsigned, 3>& shape) {
+  if (shape[2] > 1 || v[2] != 0) return fmt::format("({},{},{})", v[0], v[1], v[2]);
+  if (shape[1] > 1 || v[1] != 0) return fmt::format("({},{})", v[0], v[1]);
+  return fmt::format("({})", v[0]);
+}
+
+std::string who(const protocol::FindingAccess& a, const Finding& f) {
+  return fmt::format("thread {} of block {}", coords(a.thread, f.block), coords(a.block, f.grid));
+}
+
+std::string verb(const protocol::FindingAccess& a) {
+  if (a.atomic) return "updated (atomically)";
+  return a.write ? "wrote" : "read";
+}
+
+struct Placed {
+  std::string at;  ///< "kernel.cu:41", or "" if unknown
+  int line = 0;
+};
+
+Placed place_of(const protocol::FindingAccess& a, const std::map<std::uint64_t, SourcePlace>& places) {
+  if (a.line > 0 && a.pc == 0) return {fmt::format("line {}", a.line), a.line};
+  const auto it = places.find(a.pc);
+  if (it == places.end() || it->second.line <= 0) return {};
+  const std::string file = fs::path(it->second.file).filename().string();
+  return {fmt::format("{}:{}", file.empty() ? "line" : file, it->second.line), it->second.line};
+}
+
+/// The sentence for one finding, and its fix.
+std::pair<std::string, std::string> describe(const Finding& f, const std::map<std::uint64_t, SourcePlace>& places) {
+  const Placed at = place_of(f.access, places);
+  const std::string where_at = at.at.empty() ? "" : at.at + ": ";
+  const std::string in_kernel = fmt::format("in kernel '{}'", f.kernel);
+  switch (f.kind) {
+    case FindingKind::out_of_bounds: {
+      const bool before = f.where.find("before the start") != std::string::npos;
+      const bool dynamic = f.where.find("extern __shared__") != std::string::npos;
+      std::string fix;
+      if (f.shared && dynamic) {
+        fix =
+            "the extern __shared__ array holds as many bytes as the launch's third <<<>>> argument: pass the size "
+            "the kernel uses (for example blockDim.x * sizeof(float)), and keep its indices below that";
+      } else if (f.shared) {
+        fix =
+            "a __shared__ array holds exactly what it declares: check the indices against its size (a tile of "
+            "TILE×TILE is indexed [0, TILE) in each dimension), or declare it from the block size";
+      } else if (before) {
+        fix = "an index went below 0: check the arithmetic that computes it (a subtraction, a shift left of the start)";
+      } else {
+        fix =
+            "a thread whose index is past the last element must not touch memory: check the index against the size "
+            "(`if (i < n)`) before every load and store, including the reads of a reduction tree";
+      }
+      return {fmt::format("{}{} {} {} {}: {}", where_at, who(f.access, f), in_kernel, verb(f.access), f.target, f.where),
+              fix};
+    }
+    case FindingKind::use_after_free:
+      return {fmt::format("{}{} {} {} {}: {}", where_at, who(f.access, f), in_kernel, verb(f.access), f.target, f.where),
+              "cudaFree device memory only after the last kernel and copy that use it"};
+    case FindingKind::misaligned:
+      return {fmt::format("{}{} {} {} {} with a misaligned address: {}", where_at, who(f.access, f), in_kernel,
+                          verb(f.access), f.target, f.where),
+              "a float4, int2 or double must sit at an address that is a multiple of its size: reinterpret a "
+              "pointer as a vector type only where the index is a multiple of the vector's width"};
+    case FindingKind::race: {
+      const Placed then_at = f.other ? place_of(*f.other, places) : Placed{};
+      const std::string then_who = f.other ? who(*f.other, f) : "another thread";
+      const std::string then_where = then_at.at.empty() ? "" : " at " + then_at.at;
+      const bool other_block = f.other && f.other->block != f.access.block;
+      const std::string memory = f.shared ? "shared memory" : "global memory";
+      std::string text;
+      std::string fix;
+      if (!f.shared && other_block) {
+        text = fmt::format("{}{} {} {} {}, which {} also {}{}: a data race between blocks on {}", where_at,
+                           who(f.access, f), in_kernel, verb(f.access), f.target, then_who,
+                           f.other ? verb(*f.other) : "wrote", then_where, memory);
+        fix =
+            "the blocks of a launch run in any order, and at the same time: combine their results with atomicAdd, "
+            "or have each block write its own slot and add the slots in a second step";
+      } else if (f.other && f.access.write != f.other->write && f.write_first) {
+        // access is the read that came too early
+        text = fmt::format("{}{} {} read {} before {} wrote it{}, with no barrier between: a data race on {}",
+                           where_at, who(f.access, f), in_kernel, f.target, then_who, then_where, memory);
+        fix = f.shared ? "add __syncthreads() between writing shared memory and reading what other threads wrote "
+                         "(after loading a tile, before using it; between the steps of a reduction tree)"
+                       : "threads of a block see each other's global writes only after __syncthreads(): add one "
+                         "between the write and the read";
+      } else if (f.other && f.access.write != f.other->write) {
+        // access is the write that came too early
+        text = fmt::format("{}{} {} overwrote {} while {} could still read it{}, with no barrier between: a data race "
+                           "on {}",
+                           where_at, who(f.access, f), in_kernel, f.target, then_who, then_where, memory);
+        fix =
+            "add __syncthreads() before overwriting memory that other threads may still be reading (in a tiled "
+            "loop: at the end of each iteration, before the next tile is loaded)";
+      } else {
+        text = fmt::format("{}{} {} {} {}, which {} also {}{}, with no barrier between: a data race on {}", where_at,
+                           who(f.access, f), in_kernel, verb(f.access), f.target, then_who,
+                           f.other ? verb(*f.other) : "wrote", then_where, memory);
+        fix =
+            "two threads write one element: give each thread its own element, or combine with atomicAdd, or "
+            "separate the writes with __syncthreads()";
+      }
+      return {text, fix};
+    }
+    case FindingKind::uninitialized: {
+      std::string fix;
+      if (f.shared) {
+        fix =
+            "every block starts with garbage in shared memory: make sure a thread writes each element before any "
+            "thread reads it (where the data ends, write 0 instead of skipping), with __syncthreads() between";
+      } else if (f.where.find("as solve received it") != std::string::npos) {
+        fix =
+            "an output starts with garbage: set it before adding into it (cudaMemset(ptr, 0, bytes), or a kernel "
+            "that writes it first)";
+      } else {
+        fix = "cudaMalloc'd memory holds garbage: write it (a kernel, cudaMemset or cudaMemcpy) before reading it";
+      }
+      return {fmt::format("{}{} {} {} {} before anything wrote it: {}", where_at, who(f.access, f), in_kernel,
+                          verb(f.access), f.target, f.where),
+              fix};
+    }
+    case FindingKind::barrier: {
+      const bool returned = f.where.find("returned") != std::string::npos;
+      return {fmt::format("{}__syncthreads() {}: {}", at.at.empty() ? "" : at.at + ": ", in_kernel, f.where),
+              returned ? "every thread of a block must reach every __syncthreads(): instead of returning early, "
+                         "wrap the work in `if (i < n) { ... }` and keep the barrier outside it"
+                       : "a barrier inside a branch that only some threads take never completes: move "
+                         "__syncthreads() out of the if, so that every thread of the block reaches it"};
+    }
+    case FindingKind::warp:
+      return {fmt::format("{}a warp operation {}: {}", at.at.empty() ? "" : at.at + ": ", in_kernel, f.where),
+              "every lane named in a shuffle's or vote's mask must reach that same call: use the full mask only "
+              "where all 32 lanes get there (for the last warp of a partial block, pass __activemask() or "
+              "__ballot_sync of the condition)"};
+    case FindingKind::order:
+      return {f.where,
+              "a result that changes with the order of the threads depends on a race: look for threads that write "
+              "what others read (shared or global) without __syncthreads() between, or several blocks that write "
+              "one element without atomicAdd"};
+  }
+  return {f.where, ""};
+}
+
+}  // namespace
+
+Verdict verdict_of(FindingKind kind) {
+  switch (kind) {
+    case FindingKind::out_of_bounds:
+    case FindingKind::use_after_free:
+    case FindingKind::misaligned:
+      return Verdict::out_of_bounds;
+    case FindingKind::race:
+    case FindingKind::order:
+      return Verdict::data_race;
+    case FindingKind::uninitialized:
+      return Verdict::uninitialized_read;
+    case FindingKind::barrier:
+    case FindingKind::warp:
+      return Verdict::barrier_error;
+  }
+  return Verdict::data_race;
+}
+
+std::map<std::uint64_t, SourcePlace> locate_in_module(const fs::path& module, const std::vector<std::uint64_t>& pcs) {
+  std::map<std::uint64_t, SourcePlace> out;
+  std::set<std::uint64_t> wanted(pcs.begin(), pcs.end());
+  wanted.erase(0);
+  const fs::path addr2line = find_on_path("addr2line");
+  if (wanted.empty() || addr2line.empty()) return out;
+  ProcessOptions opts;
+  opts.argv = {addr2line.string(), "-a", "-i", "-e", module.string()};
+  for (const auto pc : wanted) opts.argv.push_back(fmt::format("0x{:x}", pc));
+  opts.timeout = std::chrono::seconds(30);
+  const ProcessResult r = run_process(opts);
+  if (r.status != ProcessResult::Status::exited || r.exit_code != 0) return out;
+  // "0x…" starts each address; "file:line" lines follow, innermost inlined frame first.
+  std::istringstream lines(r.output);
+  std::string line;
+  std::uint64_t current = 0;
+  bool placed = false;
+  SourcePlace fallback;
+  const auto finish = [&] {
+    if (current != 0 && !placed && fallback.line > 0) out[current] = fallback;
+  };
+  while (std::getline(lines, line)) {
+    if (line.rfind("0x", 0) == 0) {
+      finish();
+      current = std::stoull(line, nullptr, 16);
+      placed = false;
+      fallback = {};
+      continue;
+    }
+    const std::size_t colon = line.rfind(':');
+    if (colon == std::string::npos || current == 0) continue;
+    SourcePlace p{line.substr(0, colon), std::atoi(line.c_str() + colon + 1)};
+    if (p.line <= 0) continue;
+    if (fallback.line <= 0) fallback = p;
+    if (!placed && !harness_or_system(p.file)) {
+      out[current] = p;
+      placed = true;
+    }
+  }
+  finish();
+  return out;
+}
+
+void judge_findings(const std::vector<Finding>& findings, const fs::path& module, CaseResult& r) {
+  if (findings.empty()) return;
+  std::vector<std::uint64_t> pcs;
+  for (const auto& f : findings) {
+    pcs.push_back(f.access.pc);
+    if (f.other) pcs.push_back(f.other->pc);
+  }
+  const auto places = locate_in_module(module, pcs);
+  // The most basic fault leads: an access out of bounds corrupts what the rest sees; a missing
+  // barrier makes reads see unwritten memory (reported too) rather than the other way round.
+  std::vector<Finding> ordered = findings;
+  const auto rank = [](FindingKind k) {
+    switch (k) {
+      case FindingKind::out_of_bounds:
+      case FindingKind::use_after_free:
+      case FindingKind::misaligned:
+        return 0;
+      case FindingKind::barrier:
+      case FindingKind::warp:
+        return 1;
+      case FindingKind::race:
+        return 2;
+      case FindingKind::uninitialized:
+        return 3;
+      case FindingKind::order:
+        return 4;
+    }
+    return 5;
+  };
+  std::ranges::stable_sort(ordered, {}, [&](const Finding& f) { return rank(f.kind); });
+  // What the output showed stays, below the finding that explains it.
+  std::vector<std::string> details;
+  if (r.verdict != Verdict::passed && !r.message.empty()) details.push_back("the output: " + r.message);
+  if (r.verdict == Verdict::passed && findings.front().kind != FindingKind::order) {
+    details.push_back("the output was right this time: on a GPU it may not be");
+  }
+  // Alike at the source's level (kind and lines) are one finding: a race seen from both sides, or
+  // at the two tiles of one loop, is one bug.
+  std::vector<std::pair<Finding, std::string>> kept;
+  std::set<std::tuple<FindingKind, int, int, bool>> seen;
+  for (const auto& f : ordered) {
+    const int line = place_of(f.access, places).line;
+    const int other = f.other ? place_of(*f.other, places).line : 0;
+    if (line > 0 && !seen.insert({f.kind, line, other, f.write_first}).second) {
+      for (auto& [k, text] : kept) {
+        if (k.kind == f.kind && place_of(k.access, places).line == line) k.count += f.count;
+      }
+      continue;
+    }
+    kept.emplace_back(f, "");
+  }
+  const auto [lead, fix] = describe(kept.front().first, places);
+  std::vector<std::string> hints{fix};
+  for (std::size_t i = 1; i < kept.size(); ++i) {
+    const auto [text, other_fix] = describe(kept[i].first, places);
+    details.push_back(text + (kept[i].first.count > 1 ? fmt::format(" ({} accesses like it)", kept[i].first.count) : ""));
+    if (std::ranges::find(hints, other_fix) == hints.end()) hints.push_back(other_fix);
+  }
+  details.insert(details.end(), r.details.begin(), r.details.end());
+  const Finding& first = kept.front().first;
+  r.verdict = verdict_of(first.kind);
+  r.message = fmt::format("{} at {}: {}{}", verdict_title(r.verdict), r.c.label(), lead,
+                          first.count > 1 ? fmt::format(" ({} accesses like it)", first.count) : "");
+  r.details = std::move(details);
+  // The finding's fix replaces the output's pattern hints: a guess from the output is beside the point.
+  r.hints = std::move(hints);
+}
+
+}  // namespace cudalab

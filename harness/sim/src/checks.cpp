@@ -94,8 +94,8 @@ struct Ctx {
   std::uint16_t thread = 0;
   std::uint32_t epoch = 0;
   std::uint32_t warp_epoch[32] = {};
-  std::uintptr_t atomic_address = 0;
   bool atomic = false;
+  bool atomic_reads = true;  // the atomic reads the old value (not a store or an exchange)
   Region* last = nullptr;
   // Per thread of the block: the barrier interval of its last write and read (block run << 32 | epoch + 1).
   std::uint64_t wrote_in[1024] = {};
@@ -207,8 +207,8 @@ std::string element_name(const Region& r, std::uintptr_t a, unsigned size) {
                                          : -((-offset + static_cast<std::int64_t>(element) - 1) /
                                              static_cast<std::int64_t>(element));
   if (r.name.empty()) {
-    return "byte " + std::to_string(offset) + " of a " + std::to_string(r.end - r.begin) + "-byte " +
-           (r.shared ? "shared array" : "cudaMalloc allocation");
+    return "element " + std::to_string(index) + " (of " + std::to_string(element) + " bytes) of a " +
+           std::to_string(r.end - r.begin) + "-byte " + (r.shared ? "shared array" : "cudaMalloc allocation");
   }
   if (r.inner != 0 && index >= 0 && static_cast<std::size_t>(index) < (r.end - r.begin) / element) {
     const auto inner = static_cast<std::int64_t>(r.inner);
@@ -248,10 +248,11 @@ void report_access(FindingKind kind, const Ctx& c, const Region& r, std::uintptr
 /// An access outside [begin, end) of `r` (in its red zone, or past the arena's variables).
 void out_of_bounds(const Ctx& c, const Region& r, std::uintptr_t a, unsigned size, bool write, std::uintptr_t pc) {
   std::string where;
+  const std::string of = r.name.empty() && !r.dynamic ? "it" : region_name(r);
   if (a < r.begin) {
-    where = plural(r.begin - a, "byte") + " before the start of " + region_name(r);
+    where = plural(r.begin - a, "byte") + " before the start of " + of;
   } else {
-    where = plural(a + size - r.end, "byte") + " past the end of " + region_name(r);
+    where = plural(a + size - r.end, "byte") + " past the end of " + of;
   }
   report_access(FindingKind::out_of_bounds, c, r, a, size, write, pc, std::move(where));
 }
@@ -330,7 +331,7 @@ void check_cells(Ctx& c, Region& r, std::uintptr_t a, unsigned size, bool write,
     const std::uintptr_t lo = std::max(a, word);
     const std::uintptr_t hi = std::min(a + size, word + kWord);
     const auto bytes = static_cast<std::uint8_t>(((1u << (hi - lo)) - 1) << (lo - word));
-    const bool reads = !write || c.atomic;  // an atomic reads the old value too
+    const bool reads = !write || (c.atomic && c.atomic_reads);  // most atomics read the old value too
     if (reads && !reported_init) {
       const bool written = r.shared ? cell.write.gen == gen : cell.init;
       if (!written) {
@@ -400,11 +401,6 @@ void check(std::uintptr_t a, unsigned size, bool write, std::uintptr_t pc) {
   Ctx* cp = tls_ctx;
   if (cp == nullptr || !cp->in_kernel) return;
   Ctx& c = *cp;
-  if (c.atomic_address != 0) {
-    // The loads and stores std::atomic_ref makes right after an atomic was reported.
-    if (a == c.atomic_address && !c.atomic) return;
-    c.atomic_address = 0;
-  }
   Region* r = nullptr;
   const auto arena = reinterpret_cast<std::uintptr_t>(c.arena);
   if (c.arena != nullptr && a - arena < kArenaBytes) {
@@ -513,7 +509,6 @@ void launch_begin(const cudalab_sim_launch_desc& desc) {
 void launch_end() {
   Ctx& c = ctx();
   c.in_kernel = false;
-  c.atomic_address = 0;
 }
 
 void block_begin(unsigned long long linear) {
@@ -531,7 +526,7 @@ void block_begin(unsigned long long linear) {
 
 void thread_enter(unsigned linear) { ctx().thread = static_cast<std::uint16_t>(linear); }
 
-void barrier_released(unsigned arrived, unsigned threads, int line, const uint3& thread) {
+void barrier_released(unsigned arrived, unsigned threads, int line, std::uintptr_t pc, const uint3& thread) {
   Ctx& c = ctx();
   ++c.epoch;
   if (arrived < threads && c.desc != nullptr && !counted(FindingKind::barrier, 0, 0, line)) {
@@ -544,6 +539,7 @@ void barrier_released(unsigned arrived, unsigned threads, int line, const uint3&
     f.access.block = as_array(unflatten(c.block, c.desc->grid));
     f.access.thread = as_array(thread);
     f.access.line = line;
+    f.access.pc = module_offset(pc);
     add(std::move(f), 0, 0);
   }
 }
@@ -574,7 +570,8 @@ void* dynamic_shared(std::size_t bytes) {
   return c.arena + kArenaZone;
 }
 
-void report(protocol::FindingKind kind, const std::string& where, int line, const uint3& block, const uint3& thread) {
+void report(protocol::FindingKind kind, const std::string& where, int line, std::uintptr_t pc, const uint3& block,
+            const uint3& thread) {
   Ctx& c = ctx();
   if (counted(kind, 0, 0, line)) return;
   protocol::Finding f;
@@ -585,6 +582,7 @@ void report(protocol::FindingKind kind, const std::string& where, int line, cons
   f.access.block = as_array(block);
   f.access.thread = as_array(thread);
   f.access.line = line;
+  f.access.pc = module_offset(pc);
   add(std::move(f), 0, 0);
 }
 
@@ -627,16 +625,50 @@ std::vector<protocol::Finding> take_findings() {
 }  // namespace cudalab::runner
 
 // ---- what the checked build calls ----
+// GCC's -fsanitize=thread instrumentation: a call before every load and store of the module (no
+// check is merged away, unlike AddressSanitizer's, which drops the store of `x += y` after its
+// load), and every atomic as a call that must do the operation. The module is linked without
+// GCC's ThreadSanitizer runtime: these are its entry points.
 using cudalab::sim::checks::check;
+
+namespace {
+
+inline std::uintptr_t caller(void* ret) { return reinterpret_cast<std::uintptr_t>(ret); }
+
+/// An atomic: checked as one access of its own kind, then done. A store or an exchange does not
+/// read the old value for its result (`reads` false): it may land on memory nothing wrote.
+template <class T, class F>
+T atomic_access(volatile T* a, F op, void* ret, bool reads = true) {
+  using namespace cudalab::sim::checks;
+  if (Ctx* c = tls_ctx; c != nullptr && c->in_kernel) {
+    c->atomic = true;
+    c->atomic_reads = reads;
+    check(reinterpret_cast<std::uintptr_t>(a), sizeof(T), true, caller(ret));
+    c->atomic = false;
+  }
+  return op();
+}
+
+}  // namespace
 
 extern "C" {
 
-#define CUDALAB_SIM_CHECK_SIZE(n)                                                                           \
-  void __asan_load##n##_noabort(std::uintptr_t a) {                                                         \
-    check(a, n, false, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));                      \
-  }                                                                                                         \
-  void __asan_store##n##_noabort(std::uintptr_t a) {                                                        \
-    check(a, n, true, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));                       \
+void __tsan_init(void) {}
+void __tsan_func_entry(void*) {}
+void __tsan_func_exit(void) {}
+void __tsan_vptr_update(void**, void*) {}
+void __tsan_vptr_read(void**) {}
+void __tsan_ignore_thread_begin(void) {}
+void __tsan_ignore_thread_end(void) {}
+
+#define CUDALAB_SIM_CHECK_SIZE(n)                                                                              \
+  void __tsan_read##n(void* a) { check(reinterpret_cast<std::uintptr_t>(a), n, false, caller(__builtin_return_address(0))); } \
+  void __tsan_write##n(void* a) { check(reinterpret_cast<std::uintptr_t>(a), n, true, caller(__builtin_return_address(0))); } \
+  void __tsan_unaligned_read##n(void* a) {                                                                     \
+    check(reinterpret_cast<std::uintptr_t>(a), n, false, caller(__builtin_return_address(0)));                 \
+  }                                                                                                            \
+  void __tsan_unaligned_write##n(void* a) {                                                                    \
+    check(reinterpret_cast<std::uintptr_t>(a), n, true, caller(__builtin_return_address(0)));                  \
   }
 CUDALAB_SIM_CHECK_SIZE(1)
 CUDALAB_SIM_CHECK_SIZE(2)
@@ -645,26 +677,72 @@ CUDALAB_SIM_CHECK_SIZE(8)
 CUDALAB_SIM_CHECK_SIZE(16)
 #undef CUDALAB_SIM_CHECK_SIZE
 
-void __asan_loadN_noabort(std::uintptr_t a, std::size_t n) {
-  check(a, static_cast<unsigned>(std::min<std::size_t>(n, 4096)), false,
-        reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
+void __tsan_read_range(void* a, unsigned long n) {
+  check(reinterpret_cast<std::uintptr_t>(a), static_cast<unsigned>(std::min<unsigned long>(n, 4096)), false,
+        caller(__builtin_return_address(0)));
 }
-void __asan_storeN_noabort(std::uintptr_t a, std::size_t n) {
-  check(a, static_cast<unsigned>(std::min<std::size_t>(n, 4096)), true,
-        reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
+void __tsan_write_range(void* a, unsigned long n) {
+  check(reinterpret_cast<std::uintptr_t>(a), static_cast<unsigned>(std::min<unsigned long>(n, 4096)), true,
+        caller(__builtin_return_address(0)));
 }
-void __asan_handle_no_return(void) {}
 
-void cudalab_sim_checked_atomic(const void* address, size_t bytes) {
-  using namespace cudalab::sim::checks;
-  Ctx* c = tls_ctx;
-  if (c == nullptr || !c->in_kernel) return;
-  const auto a = reinterpret_cast<std::uintptr_t>(address);
-  c->atomic = true;
-  check(a, static_cast<unsigned>(bytes), true, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
-  c->atomic = false;
-  c->atomic_address = a;
-}
+void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+// Every atomic of every width ThreadSanitizer names; the memory orders are all done as seq_cst
+// (stronger than asked, which a checked run can afford).
+#define CUDALAB_SIM_ATOMICS(bits, T)                                                                                 \
+  T __tsan_atomic##bits##_load(const volatile T* a, int) {                                                            \
+    return atomic_access(const_cast<volatile T*>(a), [&] { return __atomic_load_n(a, __ATOMIC_SEQ_CST); },            \
+                         __builtin_return_address(0));                                                                \
+  }                                                                                                                   \
+  void __tsan_atomic##bits##_store(volatile T* a, T v, int) {                                                         \
+    atomic_access(a, [&] { __atomic_store_n(a, v, __ATOMIC_SEQ_CST); return T{}; }, __builtin_return_address(0), false); \
+  }                                                                                                                   \
+  T __tsan_atomic##bits##_exchange(volatile T* a, T v, int) {                                                         \
+    return atomic_access(a, [&] { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0), \
+                         false);                                                                                      \
+  }                                                                                                                   \
+  T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int) {                                                        \
+    return atomic_access(a, [&] { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0));  \
+  }                                                                                                                   \
+  T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int) {                                                        \
+    return atomic_access(a, [&] { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0));  \
+  }                                                                                                                   \
+  T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int) {                                                        \
+    return atomic_access(a, [&] { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0));  \
+  }                                                                                                                   \
+  T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int) {                                                         \
+    return atomic_access(a, [&] { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0));   \
+  }                                                                                                                   \
+  T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int) {                                                        \
+    return atomic_access(a, [&] { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0));  \
+  }                                                                                                                   \
+  T __tsan_atomic##bits##_fetch_nand(volatile T* a, T v, int) {                                                       \
+    return atomic_access(a, [&] { return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0)); \
+  }                                                                                                                   \
+  int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* expected, T v, int, int) {                      \
+    return atomic_access(                                                                                             \
+        a, [&] { return static_cast<T>(__atomic_compare_exchange_n(a, expected, v, false, __ATOMIC_SEQ_CST,          \
+                                                                   __ATOMIC_SEQ_CST)); },                            \
+        __builtin_return_address(0)) != 0;                                                                            \
+  }                                                                                                                   \
+  int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* expected, T v, int, int) {                        \
+    return atomic_access(                                                                                             \
+        a, [&] { return static_cast<T>(__atomic_compare_exchange_n(a, expected, v, true, __ATOMIC_SEQ_CST,           \
+                                                                   __ATOMIC_SEQ_CST)); },                            \
+        __builtin_return_address(0)) != 0;                                                                            \
+  }                                                                                                                   \
+  T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T expected, T v, int, int) {                            \
+    return atomic_access(                                                                                             \
+        a, [&] { __atomic_compare_exchange_n(a, &expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return expected; }, \
+        __builtin_return_address(0));                                                                                 \
+  }
+CUDALAB_SIM_ATOMICS(8, std::uint8_t)
+CUDALAB_SIM_ATOMICS(16, std::uint16_t)
+CUDALAB_SIM_ATOMICS(32, std::uint32_t)
+CUDALAB_SIM_ATOMICS(64, std::uint64_t)
+#undef CUDALAB_SIM_ATOMICS
 
 void* cudalab_sim_checked_shared(const void* key, size_t bytes, size_t align, const char* name, size_t element,
                                  size_t inner) {

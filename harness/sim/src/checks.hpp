@@ -1,6 +1,6 @@
 // The simulator's checks of device code (`cudalab check --sanitize`): the checked build of a
-// module calls the runtime before every load and store (GCC's -fsanitize=kernel-address with
-// outlined checks: __asan_load4_noabort(address) and the like, defined in checks.cpp), and the
+// module calls the runtime before every load and store (GCC's -fsanitize=thread instrumentation:
+// __tsan_read4(address) and the like, defined in checks.cpp instead of GCC's runtime), and the
 // runtime keeps, per 4-byte word of device and shared memory, who last wrote and read it. From
 // that it names out-of-bounds accesses (red zones around every allocation and shared variable),
 // use after cudaFree, misaligned accesses, races (two threads of a block, one writing, no barrier
@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "cudalab/protocol.hpp"
@@ -38,12 +39,13 @@ void launch_end();
 void block_begin(unsigned long long linear);
 void thread_enter(unsigned linear);
 /// A __syncthreads released: `arrived` of the block's `threads` were there (the rest had exited).
-void barrier_released(unsigned arrived, unsigned threads, int line, const uint3& thread);
+void barrier_released(unsigned arrived, unsigned threads, int line, std::uintptr_t pc, const uint3& thread);
 /// A warp rendezvous completed: the lanes of `warp` are ordered with each other from here on.
 void warp_synced(unsigned warp);
 /// The block's dynamic shared memory, `bytes` of it, with a red zone after it.
 void* dynamic_shared(std::size_t bytes);
 /// A barrier or warp finding the executor saw (divergence, deadlock), in its words.
-void report(protocol::FindingKind kind, const std::string& where, int line, const uint3& block, const uint3& thread);
+void report(protocol::FindingKind kind, const std::string& where, int line, std::uintptr_t pc, const uint3& block,
+            const uint3& thread);
 
 }  // namespace cudalab::sim::checks

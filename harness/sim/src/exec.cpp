@@ -85,6 +85,7 @@ struct Thread {
   Wait wait = Wait::unstarted;
   Fiber* fiber = nullptr;
   int line = 0;
+  std::uintptr_t pc = 0;  // where it waits (the checks map it to the source line)
   // Warp rendezvous: the request, and the result written by the lane that completes it.
   int op = 0;
   unsigned mask = 0;
@@ -144,6 +145,8 @@ struct Worker {
   unsigned arrived_true = 0;
   int barrier_line = 0;
   int divergent_line = 0;
+  std::uintptr_t barrier_pc = 0;
+  std::uintptr_t divergent_pc = 0;
   unsigned last_arrivals = 0;
   unsigned last_true = 0;
   unsigned warp_waiting[kMaxThreadsPerBlock / kWarp] = {};
@@ -295,7 +298,7 @@ void release_barrier(Worker& w) {
       checks::report(protocol::FindingKind::barrier,
                      "threads of one block wait at __syncthreads() on line " + std::to_string(w.barrier_line) +
                          " and on line " + std::to_string(w.divergent_line),
-                     w.divergent_line, blockIdx, w.thread != nullptr ? w.thread->idx : uint3{});
+                     w.divergent_line, w.divergent_pc, blockIdx, w.thread != nullptr ? w.thread->idx : uint3{});
     }
     fail(w, where(w) + ": __syncthreads in divergent code: threads wait at line " + std::to_string(w.barrier_line) +
                 " and at line " + std::to_string(w.divergent_line) +
@@ -303,7 +306,7 @@ void release_barrier(Worker& w) {
     return;
   }
   if (checks::active) {
-    checks::barrier_released(w.arrived, w.nthreads, w.barrier_line,
+    checks::barrier_released(w.arrived, w.nthreads, w.barrier_line, w.barrier_pc,
                              w.thread != nullptr ? w.thread->idx : uint3{});
   }
   w.last_arrivals = w.arrived;
@@ -393,7 +396,7 @@ void describe_deadlock(Worker& w) {
   if (checks::active && !groups.empty()) {
     const Group& g = groups.front();
     checks::report(g.wait == Wait::barrier ? protocol::FindingKind::barrier : protocol::FindingKind::warp,
-                   msg.substr(msg.find("deadlock:") + 10) + exited, g.line, blockIdx, g.first->idx);
+                   msg.substr(msg.find("deadlock:") + 10) + exited, g.line, g.first->pc, blockIdx, g.first->idx);
   }
   fail(w, msg + exited);
 }
@@ -733,10 +736,14 @@ int cudalab_sim_syncthreads(int line, int op, int pred) {
   if (wp == nullptr || wp->thread == nullptr) return pred;  // host code: nothing to wait for
   Worker& w = *wp;
   Thread& t = *w.thread;
+  const auto pc = reinterpret_cast<std::uintptr_t>(__builtin_return_address(0));
+  t.pc = pc;
   if (w.arrived == 0) {
     w.barrier_line = line;
+    w.barrier_pc = pc;
   } else if (line != w.barrier_line && w.divergent_line == 0) {
     w.divergent_line = line;
+    w.divergent_pc = pc;
   }
   ++w.arrived;
   w.arrived_true += pred != 0;
@@ -790,6 +797,7 @@ unsigned long long cudalab_sim_warp_op(int line, int op, unsigned mask, unsigned
   t.arg = arg;
   t.width = width;
   t.line = line;
+  t.pc = reinterpret_cast<std::uintptr_t>(__builtin_return_address(0));
   unsigned& waiting = w.warp_waiting[warp];
   waiting |= 1u << lane;
   bool complete = (waiting & mask) == mask;

@@ -48,9 +48,11 @@ struct Placed {
 };
 
 Placed place_of(const protocol::FindingAccess& a, const std::map<std::uint64_t, SourcePlace>& places) {
-  if (a.line > 0 && a.pc == 0) return {fmt::format("line {}", a.line), a.line};
   const auto it = places.find(a.pc);
-  if (it == places.end() || it->second.line <= 0) return {};
+  if (it == places.end() || it->second.line <= 0) {
+    if (a.line > 0) return {fmt::format("line {}", a.line), a.line};
+    return {};
+  }
   const std::string file = fs::path(it->second.file).filename().string();
   return {fmt::format("{}:{}", file.empty() ? "line" : file, it->second.line), it->second.line};
 }

@@ -1,4 +1,4 @@
-// finding: data_race | 15 | before overwriting shared memory that other threads may still be reading
+// finding: data_race | 15 | before overwriting memory that other threads may still be reading
 // Bug: no __syncthreads() at the end of the tile loop, so a fast thread loads the next tile over
 // values that slower threads of its block are still multiplying with.
 #include <cuda_runtime.h>

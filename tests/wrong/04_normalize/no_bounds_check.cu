@@ -1,4 +1,5 @@
 // expect: out_of_bounds | past the end of y
+// finding: out_of_bounds | 50 | past the end of y
 // never: a buffer of one element
 // never: wrong output
 // Bug: the scaling kernel has no `if (i < n)`: the grid is rounded up to whole blocks of 256, so

@@ -1,4 +1,5 @@
 // expect: wrong_output | *sum starts with garbage
+// finding: uninitialized_read | 30 | set it before adding into it
 // never: (never written)
 // never: did the kernel run
 // Bug: *sum is never set to zero, so the blocks atomically add onto the garbage it held (the

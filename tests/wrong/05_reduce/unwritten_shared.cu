@@ -1,4 +1,5 @@
 // expect: wrong_output | shared-memory slots that no thread wrote
+// finding: uninitialized_read | 18 | write 0 instead of skipping
 // only on: sim
 // Bug: threads past n skip the store to their shared-memory slot, and the tree then adds those
 // unwritten slots. Shared memory is not zeroed on a GPU: it holds whatever was there before, and

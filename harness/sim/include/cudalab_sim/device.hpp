@@ -110,10 +110,9 @@ unsigned cudalab_sim_activemask(void);
 void cudalab_sim_shared_block(void* addr, size_t bytes);
 void cudalab_sim_namespace_shared(void* (*address)(size_t* bytes), int add);
 void cudalab_sim_managed_variable(const void* addr, size_t bytes, int add);
-// The checked build (CUDALAB_SIM_CHECKS): shared variables in the runtime's arena, atomics named.
+// The checked build (CUDALAB_SIM_CHECKS): shared variables in the runtime's arena.
 void* cudalab_sim_checked_shared(const void* key, size_t bytes, size_t align, const char* name, size_t element,
                                  size_t inner);
-void cudalab_sim_checked_atomic(const void* address, size_t bytes);
 }
 
 // ---- barriers, fences ---------------------------------------------------------------------------
@@ -209,11 +208,6 @@ CUDALAB_SIM_REDUCE(__reduce_xor_sync, unsigned, CUDALAB_SIM_REDUCE_XOR)
 namespace cudalab_sim::detail {
 template <class T>
 inline std::atomic_ref<T> aref(T* p) {
-#ifdef CUDALAB_SIM_CHECKS
-  // The checker sees an atomic as an access of its own kind, never a race with another atomic;
-  // it then ignores the instrumented loads and stores std::atomic_ref makes of the same address.
-  cudalab_sim_checked_atomic(p, sizeof(T));
-#endif
   return std::atomic_ref<T>(*p);
 }
 template <class T, class F>

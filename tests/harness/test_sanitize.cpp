@@ -1,0 +1,260 @@
+// `check --sanitize` end to end: every reference solution and speed-ladder step has no finding,
+// and every known-wrong kernel that carries a `// finding:` line (tests/sanitize/, tests/wrong/)
+// gets that verdict, points at that line of its file and names the fix:
+//   // finding: <verdict> | <line> | <text the report must contain>
+//   // finding: none
+// The simulator checks every access itself and runs everywhere (CI); the GPU runs under
+// compute-sanitizer where a GPU is visible, and skips with the reason where not.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "cudalab/exercise_check.hpp"
+#include "cudalab/ladder.hpp"
+#include "cudalab/registry.hpp"
+#include "cudalab/toolchain.hpp"
+
+namespace cudalab {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path source_dir = CUDALAB_SOURCE_DIR;
+
+/// One checked toolchain per backend for the whole run, or the reason it cannot run here.
+const Toolchain* checked_toolchain(Backend backend, std::string& why) {
+  static std::map<Backend, std::pair<std::unique_ptr<Toolchain>, std::string>> made;
+  auto it = made.find(backend);
+  if (it == made.end()) {
+    ToolchainConfig config;
+    config.cache_dir = fs::path(CUDALAB_BIN_DIR) / ".." / "test-module-cache";
+    config.runner_dir = CUDALAB_BIN_DIR;
+    config.checked = true;
+    std::unique_ptr<Toolchain> tc = backend == Backend::gpu ? make_gpu_toolchain(config) : make_sim_toolchain(config);
+    std::string reason;
+    if (tc && !tc->available(reason)) tc.reset();
+    it = made.emplace(backend, std::make_pair(std::move(tc), reason)).first;
+  }
+  why = it->second.second;
+  return it->second.first.get();
+}
+
+#define REQUIRE_CHECKED_BACKEND(backend, var)                   \
+  std::string why_##var;                                        \
+  const Toolchain* var = checked_toolchain(backend, why_##var); \
+  if (var == nullptr) GTEST_SKIP() << backend_name(backend) << " backend unavailable: " << why_##var
+
+CheckOptions sanitize_options() {
+  CheckOptions o;
+  o.seed = 20261125;
+  o.timeout = std::chrono::seconds(120);
+  o.sanitize = true;
+  return o;
+}
+
+std::string all_text(const ExerciseResult& r) {
+  std::string text = r.compile.diagnostics;
+  for (const auto& h : r.hints) text += "\n" + h;
+  for (const auto& c : r.cases) {
+    text += "\n" + c.message;
+    for (const auto& d : c.details) text += "\n" + d;
+    for (const auto& h : c.hints) text += "\n" + h;
+  }
+  return text;
+}
+
+std::size_t finding_count(const ExerciseResult& r) {
+  std::size_t n = 0;
+  for (const auto& c : r.cases) n += c.findings.size();
+  return n;
+}
+
+std::string safe_name(std::string name) {
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+// ---- no finding where there is no bug ----
+
+struct CleanKernel {
+  Backend backend;
+  std::string exercise;
+  fs::path file;
+};
+
+void PrintTo(const CleanKernel& k, std::ostream* os) {
+  *os << backend_name(k.backend) << " " << k.exercise << "/" << k.file.filename().string();
+}
+
+std::vector<CleanKernel> clean_kernels() {
+  std::vector<CleanKernel> out;
+  for (Backend b : {Backend::sim, Backend::gpu}) {
+    for (const auto& t : all_tasks()) {
+      out.push_back({b, t->info().id, source_dir / "solutions" / t->info().id / "kernel.cu"});
+      for (const auto& step : ladder_steps(*t, source_dir / "solutions")) {
+        if (step.file.filename().string().starts_with("step")) out.push_back({b, t->info().id, step.file});
+      }
+    }
+  }
+  return out;
+}
+
+class SanitizeClean : public testing::TestWithParam<CleanKernel> {};
+
+TEST_P(SanitizeClean, HasNoFinding) {
+  const auto& k = GetParam();
+  if (!fs::exists(k.file)) GTEST_SKIP() << k.file << " is not in this distribution (cudalab export leaves it out)";
+  REQUIRE_CHECKED_BACKEND(k.backend, toolchain);
+  const auto r = check_exercise(*find_task(k.exercise), *toolchain, k.file, sanitize_options());
+  ASSERT_TRUE(r.compile.ok) << r.compile.diagnostics;
+  EXPECT_EQ(finding_count(r), 0u) << all_text(r);
+  for (const auto& c : r.cases) {
+    // A ladder step may break an exercise rule on purpose (the naive matmul uses no shared memory).
+    const bool right = c.verdict == Verdict::passed ||
+                       (c.verdict == Verdict::requirement_unmet && c.message.rfind("right output", 0) == 0);
+    EXPECT_TRUE(right) << c.c.label() << ": " << c.message << "\n" << all_text(r);
+  }
+  EXPECT_GE(r.cases.size(), 10u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Solutions, SanitizeClean, testing::ValuesIn(clean_kernels()),
+                         [](const testing::TestParamInfo<CleanKernel>& info) {
+                           return safe_name(fmt::format("{}_{}_{}", backend_name(info.param.backend),
+                                                        info.param.exercise, info.param.file.stem().string()));
+                         });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SanitizeClean);
+
+// ---- the corpus ----
+
+struct BuggyKernel {
+  Backend backend;
+  std::string exercise;
+  fs::path file;
+  std::string verdict;  ///< "none": a correct kernel
+  int line = 0;
+  std::string must_say;
+};
+
+void PrintTo(const BuggyKernel& k, std::ostream* os) {
+  *os << backend_name(k.backend) << " " << k.exercise << "/" << k.file.filename().string();
+}
+
+/// "<verdict> | <line> | <text>" or "none".
+bool parse_finding(const std::string& text, BuggyKernel& k) {
+  if (text == "none") {
+    k.verdict = "none";
+    return true;
+  }
+  const auto bar1 = text.find(" | ");
+  const auto bar2 = bar1 == std::string::npos ? bar1 : text.find(" | ", bar1 + 3);
+  if (bar2 == std::string::npos) return false;
+  k.verdict = text.substr(0, bar1);
+  k.line = std::atoi(text.substr(bar1 + 3, bar2 - bar1 - 3).c_str());
+  k.must_say = text.substr(bar2 + 3);
+  return k.line > 0;
+}
+
+std::vector<BuggyKernel> buggy_kernels() {
+  std::vector<fs::path> files;
+  for (const char* folder : {"sanitize", "wrong"}) {
+    std::error_code ec;
+    for (const auto& entry : fs::recursive_directory_iterator(source_dir / "tests" / folder, ec)) {
+      if (entry.path().extension() == ".cu") files.push_back(entry.path());
+    }
+  }
+  std::ranges::sort(files);
+  std::vector<BuggyKernel> out;
+  for (Backend b : {Backend::sim, Backend::gpu}) {
+    for (const auto& f : files) {
+      std::ifstream in(f);
+      std::string line;
+      const std::string own = std::string("// finding on ") + backend_name(b) + ": ";
+      BuggyKernel k{b, f.parent_path().filename().string(), f, "", 0, ""};
+      bool have = false;
+      for (int i = 0; i < 8 && std::getline(in, line); ++i) {
+        if (line.rfind(own, 0) == 0) {
+          have = parse_finding(line.substr(own.size()), k);
+        } else if (line.rfind("// finding: ", 0) == 0 && !have) {
+          have = parse_finding(line.substr(12), k);
+        }
+      }
+      if (have) out.push_back(k);
+    }
+  }
+  return out;
+}
+
+class SanitizeCorpus : public testing::TestWithParam<BuggyKernel> {};
+
+TEST_P(SanitizeCorpus, FindsTheBugAndNamesItsLineAndFix) {
+  const auto& k = GetParam();
+  REQUIRE_CHECKED_BACKEND(k.backend, toolchain);
+  const auto r = check_exercise(*find_task(k.exercise), *toolchain, k.file, sanitize_options());
+  ASSERT_TRUE(r.compile.ok) << r.compile.diagnostics;
+  if (k.verdict == "none") {
+    EXPECT_EQ(r.verdict, Verdict::passed) << all_text(r);
+    EXPECT_EQ(finding_count(r), 0u) << all_text(r);
+    return;
+  }
+  ASSERT_EQ(verdict_name(r.verdict), k.verdict) << all_text(r);
+  const CaseResult* first = r.first_failure();
+  ASSERT_NE(first, nullptr);
+  EXPECT_FALSE(first->findings.empty()) << "the verdict must come from a finding:\n" << all_text(r);
+  const std::string at = fmt::format("{}:{}", k.file.filename().string(), k.line);
+  EXPECT_NE(first->message.find(at), std::string::npos) << "the report should lead with " << at << ":\n"
+                                                        << all_text(r);
+  std::string said = first->message;
+  for (const auto& h : first->hints) said += "\n" + h;
+  EXPECT_NE(said.find(k.must_say), std::string::npos) << "the report should say \"" << k.must_say << "\":\n"
+                                                      << all_text(r);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, SanitizeCorpus, testing::ValuesIn(buggy_kernels()),
+                         [](const testing::TestParamInfo<BuggyKernel>& info) {
+                           return safe_name(fmt::format("{}_{}_{}", backend_name(info.param.backend),
+                                                        info.param.exercise, info.param.file.stem().string()));
+                         });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SanitizeCorpus);
+
+// A race that no pair of checked accesses shows (atomics never race with atomics, yet which one
+// lands last is a race) still changes the answer when the threads start in another order.
+TEST(SanitizeOrder, AResultThatDependsOnTheThreadOrderIsARace) {
+  REQUIRE_CHECKED_BACKEND(Backend::sim, toolchain);
+  const fs::path file = fs::path(CUDALAB_BIN_DIR) / ".." / "order_dependent.cu";
+  {
+    std::ofstream out(file);
+    out << R"(#include <cuda_runtime.h>
+// The last thread computes the sum, the others 0, and each exchanges its value into *sum: right
+// only where the last thread happens to exchange last.
+__global__ void last_one_wins(const float* x, float* sum, int n) {
+  float s = 0.0f;
+  if (threadIdx.x == blockDim.x - 1) {
+    for (int k = 0; k < n; ++k) s += x[k];
+  }
+  atomicExch(sum, s);
+}
+void solve(const float* x, float* sum, int n) { last_one_wins<<<1, 32>>>(x, sum, n); }
+)";
+  }
+  const auto r = check_exercise(*find_task("05_reduce"), *toolchain, file, sanitize_options());
+  ASSERT_TRUE(r.compile.ok) << r.compile.diagnostics;
+  ASSERT_EQ(r.verdict, Verdict::data_race) << all_text(r);
+  const CaseResult* first = r.first_failure();
+  ASSERT_EQ(first->findings.size(), 1u) << all_text(r);
+  EXPECT_EQ(first->findings.front().kind, protocol::FindingKind::order);
+  EXPECT_NE(first->message.find("wrong with them started in reverse order"), std::string::npos) << all_text(r);
+  // Without --sanitize the threads start in order, and the answer is right.
+  CheckOptions plain = sanitize_options();
+  plain.sanitize = false;
+  EXPECT_EQ(check_exercise(*find_task("05_reduce"), *toolchain, file, plain).verdict, Verdict::passed);
+}
+
+}  // namespace
+}  // namespace cudalab

@@ -466,5 +466,45 @@ TEST(SimHostPointers, DeviceManagedPinnedNullAndEndPointersAreAccepted) {
   EXPECT_EQ(values[19], 16);  // __managed__ variable
 }
 
+// ---- macro_launch.cu, header_launch.cu: launches in #define bodies and in quoted headers ------
+
+TEST(SimLaunch, LaunchesInDefineBodiesRun) {
+  ENTRY("macro_launch.cu", macro_launches, int(int*, int, int*));
+  for (int n : {1, 300}) {
+    std::vector<int> v(n);
+    std::iota(v.begin(), v.end(), 5);
+    int touches = -1;
+    ASSERT_EQ(macro_launches(v.data(), n, &touches), cudaSuccess) << "n=" << n;
+    for (int i = 0; i < n; ++i) ASSERT_EQ(v[i], (5 + i + 1) * 3 * 2) << "n=" << n << " i=" << i;
+    EXPECT_EQ(touches, 64) << "LAUNCH_ON(touch, 2): two blocks of 32, no arguments";
+  }
+}
+
+TEST(SimHostPointers, MessageNamesWhatTheMacroWasGiven) {
+  ENTRY("macro_launch.cu", macro_launch_on_host, int(int*));
+  std::vector<int> host(4, 1);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(macro_launch_on_host(host.data()), cudaErrorIllegalAddress);
+  const std::string printed = testing::internal::GetCapturedStderr();
+  // LAUNCH(k, n) is `k<<<...>>>(d, n)`: the kernel is the macro's argument, not `k`.
+  EXPECT_NE(printed.find("kernel 'add_one' argument 1 (d) is a host pointer"), std::string::npos) << printed;
+  EXPECT_EQ(host, std::vector<int>(4, 1));
+}
+
+TEST(SimLaunch, LaunchesInQuotedHeadersRun) {
+  ENTRY("header_launch.cu", header_launches, int(int*, int));
+  for (int n : {1, 64, 150}) {
+    std::vector<int> v(n);
+    std::iota(v.begin(), v.end(), 1);
+    ASSERT_EQ(header_launches(v.data(), n), cudaSuccess) << "n=" << n;
+    int sum = 0;
+    for (int i = 0; i < n; ++i) {
+      if (i % 64 == 0) sum = 0;
+      sum += 2 * (i + 1);  // doubled in launch.cuh, then scanned per block of 64
+      ASSERT_EQ(v[i], sum) << "n=" << n << " i=" << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cudalab::sim::test

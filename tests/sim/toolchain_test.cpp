@@ -2,7 +2,11 @@
 // file and line, the module cache.
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <filesystem>
+#include <fstream>
+#include <vector>
 
 #include "sim_module.hpp"
 
@@ -62,6 +66,86 @@ TEST(SimToolchain, SecondCompileComesFromTheCache) {
   const CompileResult third = make_sim_toolchain(other)->compile(kernel("blocks.cu"));
   ASSERT_TRUE(third.ok);
   EXPECT_FALSE(third.cached);
+}
+
+TEST(SimToolchain, ErrorsInAQuotedHeaderNameTheHeadersLine) {
+  auto tc = make_sim_toolchain(test_config());
+  const fs::path header = (kernel("header_launch") / "broken.cuh").lexically_normal();
+  const CompileResult r = tc->compile(kernel("header_error.cu"));
+  EXPECT_FALSE(r.ok);
+  // The header was translated (its launch compiled) and keeps its own name and lines.
+  EXPECT_NE(r.diagnostics.find(header.string() + ":9:"), std::string::npos) << r.diagnostics;
+  EXPECT_NE(r.diagnostics.find("undeclared_in_header"), std::string::npos) << r.diagnostics;
+  EXPECT_NE(r.diagnostics.find(kernel("header_error.cu").string() + ":5"), std::string::npos)
+      << "the include chain names the .cu file: " << r.diagnostics;
+  EXPECT_EQ(r.diagnostics.find("<<<"), std::string::npos) << "the launch was rewritten: " << r.diagnostics;
+}
+
+/// A folder of its own for a test's sources, and a cache of its own (nothing comes from earlier runs).
+struct Scratch {
+  explicit Scratch(const std::string& name) : root(fs::path(CUDALAB_SIM_TEST_CACHE) / ("scratch-" + name)) {
+    fs::remove_all(root);
+    fs::create_directories(root / "src");
+    config = test_config();
+    config.cache_dir = root / "cache";
+  }
+  ~Scratch() { fs::remove_all(root); }
+  void write(const std::string& path, const std::string& text) const {
+    fs::create_directories((root / "src" / path).parent_path());
+    std::ofstream(root / "src" / path) << text;
+  }
+  fs::path root;
+  ToolchainConfig config;
+};
+
+TEST(SimToolchain, TranslatorErrorsInAHeaderNameTheHeader) {
+  const Scratch s("translate-error-in-header");
+  s.write("kernel.cu", "#include \"util/bad.cuh\"\n");
+  s.write("util/bad.cuh", "#pragma once\nvoid f() {\n  k<<<1, 1>>>;\n}\n");
+  const CompileResult r = make_sim_toolchain(s.config)->compile(s.root / "src" / "kernel.cu");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.diagnostics.rfind((s.root / "src" / "util" / "bad.cuh").string() + ":3:", 0), 0u) << r.diagnostics;
+}
+
+TEST(SimToolchain, EditingANestedHeaderRecompiles) {
+  const Scratch s("nested-headers");
+  // kernel.cu -> outer/launch.cuh (launches) -> outer/inner/value.cuh (beside it) -> config.cuh
+  // (not beside value.cuh: found in the source's folder, where -iquote points).
+  s.write("kernel.cu", "#include \"outer/launch.cuh\"\nextern \"C\" int value() { return run(); }\n");
+  s.write("outer/launch.cuh",
+          "#pragma once\n"
+          "#include <cuda_runtime.h>\n"
+          "#include \"inner/value.cuh\"\n"
+          "__device__ int result;\n"
+          "__global__ void put() { result = kValue + kOffset; }\n"
+          "inline int run() {\n"
+          "  put<<<1, 1>>>();\n"
+          "  int r = -1;\n"
+          "  cudaMemcpyFromSymbol(&r, result, sizeof r);\n"
+          "  return r;\n"
+          "}\n");
+  s.write("outer/inner/value.cuh", "#pragma once\n#include \"config.cuh\"\nconstexpr int kValue = 1;\n");
+  s.write("config.cuh", "#pragma once\nconstexpr int kOffset = 10;\n");
+  auto tc = make_sim_toolchain(s.config);
+  std::vector<void*> loaded;
+  const auto run = [&](bool cached) {
+    const CompileResult r = tc->compile(s.root / "src" / "kernel.cu");
+    EXPECT_TRUE(r.ok) << r.command << "\n" << r.diagnostics;
+    EXPECT_EQ(r.cached, cached) << r.module;
+    void* h = r.ok ? dlopen(r.module.c_str(), RTLD_NOW | RTLD_LOCAL) : nullptr;
+    if (h == nullptr) return -1;
+    loaded.push_back(h);
+    auto* value = reinterpret_cast<int (*)()>(dlsym(h, "value"));
+    return value != nullptr ? value() : -1;
+  };
+  EXPECT_EQ(run(false), 11);
+  EXPECT_EQ(run(true), 11);
+  s.write("outer/inner/value.cuh", "#pragma once\n#include \"config.cuh\"\nconstexpr int kValue = 2;\n");
+  EXPECT_EQ(run(false), 12) << "a header's header was edited";
+  s.write("config.cuh", "#pragma once\nconstexpr int kOffset = 20;\n");
+  EXPECT_EQ(run(false), 22) << "a header found through -iquote was edited";
+  EXPECT_EQ(run(true), 22);
+  for (void* h : loaded) dlclose(h);
 }
 
 }  // namespace

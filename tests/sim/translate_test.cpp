@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 namespace cudalab::sim {
 namespace {
@@ -131,10 +132,18 @@ TEST(SimTranslate, StaticSharedIsNotedInFunctionsAndRegisteredAtNamespaceScope) 
             std::string::npos)
       << out;
   EXPECT_NE(out.find("template <class T> __shared__ T templated;\n"), std::string::npos) << out;  // not attempted
-  EXPECT_NE(out.find("b; CUDALAB_SIM_NOTE_SHARED(a); CUDALAB_SIM_NOTE_SHARED(b);"), std::string::npos) << out;
-  EXPECT_NE(out.find("c; CUDALAB_SIM_NOTE_SHARED(c);"), std::string::npos) << out;
-  EXPECT_NE(out.find("d[8]; CUDALAB_SIM_NOTE_SHARED(d);"), std::string::npos) << out;
-  EXPECT_NE(out.find("in_lambda; CUDALAB_SIM_NOTE_SHARED(in_lambda);"), std::string::npos) << out;
+  // In functions, each variable is renamed to its storage and declared again as a reference to it.
+  EXPECT_NE(out.find("__shared__ float cudalab_sim_shared_a[16][16], cudalab_sim_shared_b; "
+                     "CUDALAB_SIM_SHARED(a, cudalab_sim_shared_a); CUDALAB_SIM_SHARED(b, cudalab_sim_shared_b);"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("::type cudalab_sim_shared_c; CUDALAB_SIM_SHARED(c, cudalab_sim_shared_c);"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("int cudalab_sim_shared_d[8]; CUDALAB_SIM_SHARED(d, cudalab_sim_shared_d);"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("cudalab_sim_shared_in_lambda; CUDALAB_SIM_SHARED(in_lambda, cudalab_sim_shared_in_lambda);"),
+            std::string::npos)
+      << out;
   EXPECT_EQ(lines(out), 8u);
 }
 
@@ -184,6 +193,96 @@ TEST(SimTranslate, LinesArePreserved) {
   EXPECT_EQ(line_of(out, "d_marker);"), 10u);  // not its copy in the argument text
   EXPECT_EQ(line_of(out, "marker_end"), 13u);
   EXPECT_EQ(line_of(out, "2)"), 6u);  // the config keeps its lines
+}
+
+TEST(SimTranslate, LaunchInADefineBodyIsRewrittenInTheBody) {
+  const std::string src =
+      "#define LAUNCH(k, n) k<<<((n) + 255) / 256, 256>>>(d, n)\n"  // 1
+      "void f(int* d, int n) { LAUNCH(add_one, n); }\n";            // 2
+  const std::string out = body(src);
+  // The kernel's and the arguments' text stringize the parameters: messages name what LAUNCH got.
+  EXPECT_EQ(
+      out.substr(0, out.find('\n') + 1),
+      std::string("#define LAUNCH(k, n) ::cudalab_sim::launch(#k, \"d, \" #n, ::cudalab_sim::kernel_address(k), ") +
+          kLambda + "k(cudalab_sim_args...); }, ::cudalab_sim::config(((n) + 255) / 256, 256), d, n)\n");
+  EXPECT_NE(out.find("{ LAUNCH(add_one, n); }\n"), std::string::npos) << out;  // the use is left to the macro
+  EXPECT_EQ(lines(out), lines(src));
+}
+
+TEST(SimTranslate, MultiLineDefineKeepsItsContinuations) {
+  const std::string src =
+      "template <class T> __global__ void scale(T* p, T f);\n"  // 1
+      "#define RUN(k, grid, ...) \\\n"                          // 2
+      "  k<<<grid, /* a comment */ \\\n"                        // 3
+      "      32>>>(__VA_ARGS__)\n"                              // 4
+      "#define PLAIN \\\n"                                      // 5
+      "  scale<float><<<1, 1>>>(p, 2.0f)\n"                     // 6
+      "int marker_after = 0;\n";                                // 7
+  const std::string out = body(src);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_EQ(line_of(out, "marker_after"), 7u);
+  EXPECT_EQ(line_of(out, "32)"), 4u) << out;  // the configuration keeps its line
+  // Every line of a body but its last still ends with a continuation.
+  std::size_t from = out.find("#define RUN");
+  for (const bool continued : {true, true, false, true}) {
+    const std::size_t eol = out.find('\n', from);
+    ASSERT_NE(eol, std::string::npos);
+    EXPECT_EQ(out[eol - 1] == '\\', continued) << out.substr(from, eol - from);
+    from = eol + 1;
+  }
+  // A template kernel may come through `k`: no address (it would need template arguments).
+  EXPECT_NE(out.find("launch(#k, #__VA_ARGS__, nullptr, "), std::string::npos) << out;
+  // An empty __VA_ARGS__ must not leave a comma behind.
+  EXPECT_NE(out.find("32) __VA_OPT__(,) __VA_ARGS__)"), std::string::npos) << out;
+  // No parameters: the text as written, and the address of the explicit specialisation.
+  EXPECT_NE(out.find("launch(\"scale<float>\", \"p, 2.0f\", ::cudalab_sim::kernel_address(scale<float>)"),
+            std::string::npos)
+      << out;
+}
+
+TEST(SimTranslate, DefinesWithoutALaunchAndIncompleteLaunchesInDefines) {
+  const std::string untouched =
+      "#define SHIFT(a) ((a) << 3)\n"
+      "#define MSG \"k<<<1, 1>>>(d)\" // k<<<1, 1>>>(d)\n"
+      "#define APOSTROPHE '\n"  // unbalanced quote, in a directive without '<<<': not looked at
+      "#if 0 /* k<<<1, 1>>>(d) */\n#endif\n";
+  EXPECT_EQ(body(untouched), untouched);
+  // A configuration macro (`k CONFIG(args)`) cannot be rewritten: an error at its line, saying why.
+  Translation t = translate("int a;\n#define CONFIG <<<1, 32>>>\n", "k.cu");
+  EXPECT_FALSE(t.ok);
+  EXPECT_EQ(t.error.rfind("k.cu:2:16: error: '<<<' without a kernel before it", 0), 0u) << t.error;
+  EXPECT_NE(t.error.find("in the macro's body"), std::string::npos) << t.error;
+  t = translate("#define HALF(k) \\\n  k<<<1, 32>>>\n", "k.cu");
+  EXPECT_FALSE(t.ok);
+  EXPECT_EQ(t.error.rfind("k.cu:2:", 0), 0u) << t.error;
+}
+
+TEST(SimTranslate, HeadersHaveNoPreludeAndShareDeclarationsWithTheModule) {
+  const std::vector<Translation> out =
+      translate_module({{"dir/k.cu", "#include \"h.cuh\"\nvoid f(float* p) { fill<<<1, 32>>>(p, 1.0f); }\n"},
+                        {"/abs/dir/h.cuh",
+                         "#pragma once\n"
+                         "template <class T> __global__ void fill(T* p, T v) { p[threadIdx.x] = v; }\n"
+                         "extern __shared__ float smem[];\n"
+                         "#define LAUNCH_FILL(p) fill<<<1, 32>>>(p, smem[0])\n"}});
+  ASSERT_EQ(out.size(), 2u);
+  ASSERT_TRUE(out[0].ok) << out[0].error;
+  ASSERT_TRUE(out[1].ok) << out[1].error;
+  EXPECT_EQ(out[0].text.rfind("#include <cudalab_sim/prelude.hpp>\n#line 1 \"dir/k.cu\"\n", 0), 0u) << out[0].text;
+  EXPECT_EQ(out[1].text.rfind("#line 1 \"/abs/dir/h.cuh\"\n#pragma once\n", 0), 0u) << out[1].text;
+  EXPECT_EQ(out[1].text.find("prelude"), std::string::npos) << out[1].text;
+  // The .cu file knows `fill` is a template (declared in the header): a deduced launch has no address.
+  EXPECT_NE(out[0].text.find("launch(\"fill\", \"p, 1.0f\", nullptr, "), std::string::npos) << out[0].text;
+  // The header's macro body sees its own namespace-scope extern __shared__ array.
+  EXPECT_NE(out[1].text.find("config(1, 32), p, (static_cast<float*>(::cudalab_sim::dynamic_shared()))[0])\n"),
+            std::string::npos)
+      << out[1].text;
+  EXPECT_EQ(out[0].declared.template_kernels.count("fill"), 1u);
+  // An error in a header names the header.
+  const std::vector<Translation> bad = translate_module({{"k.cu", "int a;\n"}, {"h.cuh", "\n  k<<<1, 1>>>;\n"}});
+  EXPECT_TRUE(bad[0].ok);
+  EXPECT_FALSE(bad[1].ok);
+  EXPECT_EQ(bad[1].error.rfind("h.cuh:2:", 0), 0u) << bad[1].error;
 }
 
 TEST(SimTranslate, ErrorsNameFileLineAndColumn) {

@@ -31,16 +31,24 @@ std::string content_key(const std::vector<std::string_view>& parts) {
   return hex;
 }
 
-std::string local_includes(const fs::path& source, const std::string& text) {
-  std::string out;
+std::vector<LocalInclude> local_include_files(const fs::path& source, const std::string& text) {
+  std::vector<LocalInclude> out;
   std::set<fs::path> seen;
-  // Each file's quoted includes, looked up beside that file; a bounded number of files in all.
-  std::vector<std::pair<fs::path, std::string>> todo{{source, text}};
-  while (!todo.empty() && seen.size() < 256) {
-    auto [file, content] = std::move(todo.back());
+  const fs::path source_dir = fs::absolute(source).parent_path();
+  // Each file is read as the compiler opens it (a folder joined with a name: the system resolves
+  // symbolic links and `..`) and named by its normal form (what identifies it, and where the sim
+  // toolchain's copy of the tree puts it).
+  struct Todo {
+    fs::path opened;
+    std::string text;
+  };
+  std::vector<Todo> todo{{fs::absolute(source), text}};
+  while (!todo.empty() && out.size() < 256) {
+    const Todo file = std::move(todo.back());
     todo.pop_back();
-    std::istringstream lines(content);
+    std::istringstream lines(file.text);
     std::string line;
+    std::vector<Todo> found;
     while (std::getline(lines, line)) {
       const auto hash = line.find_first_not_of(" \t");
       if (hash == std::string::npos || line[hash] != '#') continue;
@@ -49,19 +57,30 @@ std::string local_includes(const fs::path& source, const std::string& text) {
       if (include == std::string::npos || open == std::string::npos || open < include) continue;
       const auto close = line.find('"', open + 1);
       if (close == std::string::npos) continue;
+      const std::string name = line.substr(open + 1, close - open - 1);
       std::error_code ec;
-      const fs::path header = fs::weakly_canonical(file.parent_path() / line.substr(open + 1, close - open - 1), ec);
-      if (ec || !fs::is_regular_file(header, ec) || !seen.insert(header).second) continue;
+      fs::path opened = file.opened.parent_path() / name;
+      if (!fs::is_regular_file(opened, ec)) opened = source_dir / name;
+      if (!fs::is_regular_file(opened, ec)) continue;  // not ours (or missing: the compiler will say so)
+      const fs::path normal = opened.lexically_normal();
+      if (!seen.insert(normal).second) continue;
       std::string header_text;
       try {
-        header_text = read_file(header);
+        header_text = read_file(opened);
       } catch (const std::runtime_error&) {
         continue;  // unreadable: the compiler will say so
       }
-      out += header.string() + '\n' + header_text + '\n';
-      todo.emplace_back(header, std::move(header_text));
+      out.push_back({normal, header_text});
+      found.push_back({std::move(opened), std::move(header_text)});
     }
+    for (auto it = found.rbegin(); it != found.rend(); ++it) todo.push_back(std::move(*it));
   }
+  return out;
+}
+
+std::string local_includes(const fs::path& source, const std::string& text) {
+  std::string out;
+  for (const auto& h : local_include_files(source, text)) out += h.path.string() + '\n' + h.text + '\n';
   return out;
 }
 
@@ -100,7 +119,7 @@ void evict_stale_modules(const fs::path& cache_dir, std::chrono::hours max_age) 
     const auto written = fs::last_write_time(entry.path(), time_ec);
     if (time_ec) continue;
     const auto limit = leftover ? std::chrono::hours(24) : max_age;
-    if (now - written > limit) fs::remove(entry.path(), time_ec);
+    if (now - written > limit) fs::remove_all(entry.path(), time_ec);  // a leftover may be a folder
   }
 }
 

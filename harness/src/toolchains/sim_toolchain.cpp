@@ -1,7 +1,8 @@
-// The `sim` toolchain: translate kernel.cu (translate.hpp), then build it with the host C++
-// compiler into a shared object linked against libcudalab_sim.so, which the sim runner loads.
-// Modules are cached by content: source bytes and path, flags, compiler version, and the
-// simulator's headers (a changed prelude must not reuse a stale module).
+// The `sim` toolchain: translate kernel.cu and the headers it includes with quotes
+// (translate.hpp), then build it with the host C++ compiler into a shared object linked against
+// libcudalab_sim.so, which the sim runner loads. Modules are cached by content: source bytes and
+// path, the included headers, flags, compiler version, and the simulator's headers (a changed
+// prelude must not reuse a stale module).
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -66,6 +67,21 @@ std::string headers_fingerprint(const fs::path& dir) {
     all += read_file(f);
   }
   return all;
+}
+
+/// Removes a folder tree when it goes out of scope.
+struct RemoveTree {
+  fs::path path;
+  ~RemoveTree() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+/// Where a copy of the file tree under `root` puts `path`: at its own absolute path, so that every
+/// relative `#include "..."` between the copies finds what it found between the originals.
+fs::path mirrored(const fs::path& root, const fs::path& path) {
+  return root / fs::absolute(path).lexically_normal().relative_path();
 }
 
 class SimToolchain final : public Toolchain {
@@ -142,32 +158,48 @@ class SimToolchain final : public Toolchain {
     }
     std::string flag_text;
     for (const auto& f : flags) flag_text += f + ' ';
-    const std::string key = content_key({kSimAbi, text, local_includes(source, text), shown, flag_text, version(),
-                                         fingerprint(), config_.runner_dir.string()});
+    // Read once: the key and the translation see the same headers.
+    const std::vector<LocalInclude> headers = local_include_files(source, text);
+    std::string header_text;
+    for (const auto& h : headers) header_text += h.path.string() + '\n' + h.text + '\n';
+    const std::string key = content_key(
+        {kSimAbi, text, header_text, shown, flag_text, version(), fingerprint(), config_.runner_dir.string()});
     const fs::path dir = config_.cache_dir / "sim";
     return cached_compile(dir, key, [&](const fs::path& out, std::string& command) {
-      const sim::Translation tr = cudalab::sim::translate(text, shown);
-      if (!tr.ok) return failed_with(tr.error + "\n");
-      // The translated source stays beside the module, for whoever wants to read it.
-      const fs::path translated = dir / (key + ".cpp");
-      const fs::path tmp_src = out.string() + ".cpp";
-      {
-        std::ofstream src(tmp_src, std::ios::binary);
-        src << tr.text;
-        if (!src) return failed_with("cannot write " + tmp_src.string());
+      std::vector<sim::SourceFile> files{{shown, text}};
+      for (const auto& h : headers) files.push_back({h.path.string(), h.text});
+      const std::vector<sim::Translation> tr = sim::translate_module(files);
+      for (const auto& t : tr) {
+        if (!t.ok) return failed_with(t.error + "\n");
+      }
+      // The translated files go into a private copy of their tree (each at its own absolute path,
+      // under a folder of this compile's own): the .cu file's includes find the translated headers
+      // beside it, and the -iquote of its folder's copy comes before the folder itself (which
+      // still serves anything not copied). #line keeps the original names in messages.
+      const RemoveTree tree{out.string() + ".d"};
+      const fs::path tmp_src = mirrored(tree.path, source).parent_path() / (out.filename().string() + ".cpp");
+      for (std::size_t f = 0; f < files.size(); ++f) {
+        const fs::path path = f == 0 ? tmp_src : mirrored(tree.path, headers[f - 1].path);
+        std::error_code ec;
+        fs::create_directories(path.parent_path(), ec);
+        std::ofstream copy(path, std::ios::binary);
+        copy << tr[f].text;
+        if (!copy) return failed_with("cannot write " + path.string());
       }
       ProcessOptions opts;
       opts.argv = {cxx_.string()};
       opts.argv.insert(opts.argv.end(), flags.begin(), flags.end());
-      opts.argv.insert(opts.argv.end(),
-                       {"-iquote", fs::absolute(source).parent_path().string(), "-I" + include_dir_.string(), "-o",
-                        out.string(), tmp_src.string(), "-L" + config_.runner_dir.string(), "-lcudalab_sim",
-                        "-Wl,-rpath," + config_.runner_dir.string(), "-Wl,--no-undefined"});
+      opts.argv.insert(
+          opts.argv.end(),
+          {"-iquote", tmp_src.parent_path().string(), "-iquote", fs::absolute(source).parent_path().string(),
+           "-I" + include_dir_.string(), "-o", out.string(), tmp_src.string(), "-L" + config_.runner_dir.string(),
+           "-lcudalab_sim", "-Wl,-rpath," + config_.runner_dir.string(), "-Wl,--no-undefined"});
       opts.timeout = std::chrono::minutes(5);
       command = shell_join(opts.argv);
       ProcessResult r = run_process(opts);
+      // The translated source stays beside the module, for whoever wants to read it.
       std::error_code ec;
-      fs::rename(tmp_src, translated, ec);
+      fs::rename(tmp_src, dir / (key + ".cpp"), ec);
       return r;
     });
   }

@@ -37,10 +37,13 @@ bool digit(char c) { return c >= '0' && c <= '9'; }
 class Lexer {
  public:
   explicit Lexer(std::string_view s) : s_(s) {}
+  /// Lexes `s` from `begin` (at `line`:`col`): a directive's tokens, with positions in the file.
+  Lexer(std::string_view s, std::size_t begin, int line, int col)
+      : s_(s), i_(begin), line_(line), col_(col), line_start_(false) {}
 
   std::vector<Token> run() {
     std::vector<Token> out;
-    bool line_start = true;
+    bool line_start = line_start_;
     while (i_ < s_.size()) {
       const char c = s_[i_];
       if (c == '\n') {
@@ -219,6 +222,7 @@ class Lexer {
   std::size_t i_ = 0;
   int line_ = 1;
   int col_ = 1;
+  bool line_start_ = true;  // a '#' here starts a directive (not inside one: stringizing)
 };
 
 enum class Scope { ns, cls, function, init };
@@ -231,13 +235,18 @@ struct Edit {
 
 class Translator {
  public:
-  Translator(std::string_view src, std::vector<Token> toks) : s_(src), t_(std::move(toks)) {}
+  Translator(std::string_view src, std::vector<Token> toks, const Declarations& known)
+      : s_(src), t_(std::move(toks)), template_kernels_(known.template_kernels), substitutions_(known.dynamic_shared) {}
 
   std::string run() {
     collect_template_kernels();
     std::vector<Scope> scopes{Scope::ns};
     for (std::size_t i = 0; i < t_.size(); ++i) {
       const Token& tk = t_[i];
+      if (tk.kind == Kind::directive) {
+        define_body(i);
+        continue;
+      }
       if (tk.kind == Kind::punct) {
         const char c = s_[tk.begin];
         if (c == '{') {
@@ -278,6 +287,9 @@ class Translator {
     return apply();
   }
 
+  /// What this file declared (and what it was told), for the other files of its module.
+  Declarations declared() const { return {template_kernels_, substitutions_}; }
+
  private:
   std::string_view text(std::size_t i) const { return s_.substr(t_[i].begin, t_[i].end - t_[i].begin); }
   bool is(std::size_t i, std::string_view what) const { return i < t_.size() && text(i) == what; }
@@ -287,7 +299,17 @@ class Translator {
   bool adjacent(std::size_t a, std::size_t b) const { return t_[a].end == t_[b].begin; }
   [[noreturn]] void error(std::size_t i, const std::string& what) const {
     const Token& tk = i < t_.size() ? t_[i] : t_.back();
-    throw TranslateError(tk.line, tk.col, what);
+    throw TranslateError(tk.line, tk.col,
+                         macro_ ? what +
+                                      " (a launch in a #define needs the kernel, <<<...>>> and (arguments) "
+                                      "all in the macro's body)"
+                                : what);
+  }
+  /// `n` line breaks for a replacement: in a macro body, continued lines (the body must go on).
+  std::string line_breaks(int n) const {
+    std::string r;
+    for (int k = 0; k < n; ++k) r += macro_ ? " \\\n" : "\n";
+    return r;
   }
   static int newlines(std::string_view v) { return static_cast<int>(std::count(v.begin(), v.end(), '\n')); }
 
@@ -474,25 +496,57 @@ class Translator {
 
     const std::string callee = join(start, i);
     std::string last_name;
+    bool callee_parameter = false;
     for (std::size_t q = start; q < i; ++q) {
-      if (t_[q].kind == Kind::ident) last_name = std::string(text(q));
+      if (t_[q].kind == Kind::ident) {
+        last_name = std::string(text(q));
+        callee_parameter |= params_.count(last_name) != 0;
+      }
       if (punct(q, '<')) break;
     }
-    const bool deduced = !explicit_args && template_kernels_.count(last_name) != 0;
-    // The arguments as written, on one line, for the runtime's messages.
-    const std::string arg_text = rparen == lparen + 1 ? std::string() : join(lparen + 1, rparen);
-    std::string head = "::cudalab_sim::launch(" + string_literal(callee) + ", " + string_literal(arg_text) + ", " +
-                       (deduced ? std::string("nullptr") : "::cudalab_sim::kernel_address(" + callee + ")") +
+    // A macro's kernel parameter may name a template kernel, whose address needs its arguments.
+    const bool deduced =
+        !explicit_args && (template_kernels_.count(last_name) != 0 || (callee_parameter && !template_kernels_.empty()));
+    std::string head = "::cudalab_sim::launch(" + quoted_tokens(start, i) + ", " + quoted_tokens(lparen + 1, rparen) +
+                       ", " + (deduced ? std::string("nullptr") : "::cudalab_sim::kernel_address(" + callee + ")") +
                        ", [&](auto&... cudalab_sim_args) { " + callee +
                        "(cudalab_sim_args...); }, ::cudalab_sim::config(";
-    head += std::string(newlines(s_.substr(t_[start].begin, t_[i + 2].end - t_[start].begin)), '\n');
+    head += line_breaks(newlines(s_.substr(t_[start].begin, t_[i + 2].end - t_[start].begin)));
     edits_.push_back({t_[start].begin, t_[i + 2].end, head});
     std::string mid = ")";
-    if (rparen != lparen + 1) mid += ", ";
-    mid += std::string(newlines(s_.substr(t_[close].begin, t_[lparen].end - t_[close].begin)), '\n');
+    if (rparen == lparen + 2 && is(lparen + 1, "__VA_ARGS__") && params_.count("__VA_ARGS__") != 0) {
+      mid += " __VA_OPT__(,) ";  // no comma before an empty variadic argument list
+    } else if (rparen != lparen + 1) {
+      mid += ", ";
+    }
+    mid += line_breaks(newlines(s_.substr(t_[close].begin, t_[lparen].end - t_[close].begin)));
     edits_.push_back({t_[close].begin, t_[lparen].end, mid});
     // Launches inside the configuration or the arguments are rewritten too (we return `close`).
     return i + 2;
+  }
+
+  /// Tokens [a, b) as written, as a string literal on one line, for the runtime's messages. In a
+  /// function-like macro's body, parameters are stringized (`d, n` -> `"d, " #n`), so the text is
+  /// what the macro was given rather than the parameter's name.
+  std::string quoted_tokens(std::size_t a, std::size_t b) const {
+    bool plain = params_.empty();
+    for (std::size_t k = a; k < b && !plain; ++k) plain = punct(k, '#');  // `#`, `##`: keep them as text
+    if (plain) return string_literal(a < b ? join(a, b) : std::string());
+    std::string r;
+    std::string pending;
+    for (std::size_t k = a; k < b; ++k) {
+      if (k > a && !adjacent(k - 1, k)) pending += ' ';
+      if (t_[k].kind == Kind::ident && params_.count(std::string(text(k))) != 0) {
+        if (!pending.empty()) r += string_literal(pending) + ' ';
+        pending.clear();
+        r += "#" + std::string(text(k)) + ' ';
+      } else {
+        pending += text(k);
+      }
+    }
+    if (!pending.empty() || r.empty()) return r + string_literal(pending);
+    r.pop_back();
+    return r;
   }
 
   /// `text` as a C++ string literal on one line.
@@ -619,6 +673,65 @@ class Translator {
     if (!notes.empty()) edits_.push_back({t_[semi].end, t_[semi].end, notes});
   }
 
+  /// A `#define` whose body holds a launch (or `__noinline__`, or a namespace-scope `extern
+  /// __shared__` array's name): the body is rewritten in place, on its own (continued) lines, so
+  /// the macro expands to what the translated code would have been.
+  void define_body(std::size_t d) {
+    const Token& tk = t_[d];
+    const std::string_view v = s_.substr(tk.begin, tk.end - tk.begin);
+    bool wanted = v.find("<<<") != std::string_view::npos || v.find("__noinline__") != std::string_view::npos;
+    for (auto it = substitutions_.begin(); it != substitutions_.end() && !wanted; ++it) {
+      wanted = v.find(it->first) != std::string_view::npos;
+    }
+    if (!wanted) return;
+    const std::vector<Token> toks = Lexer(s_.substr(0, tk.end), tk.begin + 1, tk.line, tk.col + 1).run();
+    const auto text_is = [&](std::size_t k, std::string_view what) {
+      return k < toks.size() && s_.substr(toks[k].begin, toks[k].end - toks[k].begin) == what;
+    };
+    if (!text_is(0, "define") || toks.size() < 2 || toks[1].kind != Kind::ident) return;
+    Translator body(s_, {}, declared());
+    std::size_t b = 2;
+    if (text_is(2, "(") && toks[1].end == toks[2].begin) {  // function-like: its parameters
+      for (b = 3; b < toks.size() && !text_is(b, ")"); ++b) {
+        if (text_is(b, "...")) {
+          // `...` is __VA_ARGS__; `name...` (GNU) is `name`, already a parameter.
+          if (!(b > 3 && toks[b - 1].kind == Kind::ident && toks[b - 1].end == toks[b].begin)) {
+            body.params_.insert("__VA_ARGS__");
+          }
+        } else if (toks[b].kind == Kind::ident) {
+          body.params_.insert(std::string(s_.substr(toks[b].begin, toks[b].end - toks[b].begin)));
+        }
+      }
+      ++b;
+    }
+    if (b >= toks.size()) return;
+    body.t_.assign(toks.begin() + static_cast<std::ptrdiff_t>(b), toks.end());
+    body.macro_ = true;
+    body.run_macro_body();
+    edits_.insert(edits_.end(), body.edits_.begin(), body.edits_.end());
+  }
+
+  /// The main loop's rewrites that make sense in a macro body (no scopes, no declarations).
+  void run_macro_body() {
+    for (std::size_t i = 0; i < t_.size(); ++i) {
+      if (punct(i, '<') && is_launch(i)) {
+        i = launch(i);
+        continue;
+      }
+      if (t_[i].kind != Kind::ident) continue;
+      const std::string id(text(i));
+      if (id == "__noinline__") {
+        edits_.push_back({t_[i].begin, t_[i].end, "__attribute__((noinline))"});
+        continue;
+      }
+      auto sub = substitutions_.find(id);
+      if (sub != substitutions_.end() && params_.count(id) == 0 && !member_or_qualified(i) &&
+          !(i > 0 && punct(i - 1, '#'))) {
+        edits_.push_back({t_[i].begin, t_[i].end, sub->second});
+      }
+    }
+  }
+
   std::string apply() {
     std::stable_sort(edits_.begin(), edits_.end(), [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
     std::string out;
@@ -639,6 +752,8 @@ class Translator {
   std::vector<Edit> edits_;
   std::set<std::string> template_kernels_;
   std::map<std::string, std::string> substitutions_;
+  bool macro_ = false;            // translating a #define's body
+  std::set<std::string> params_;  // that macro's parameters (stringized in the launch's text)
 };
 
 std::string quote_path(const std::string& path) {
@@ -652,19 +767,36 @@ std::string quote_path(const std::string& path) {
 
 }  // namespace
 
-Translation translate(std::string_view source, const std::string& filename) {
+Translation translate(std::string_view source, const std::string& filename, const TranslateOptions& options) {
   Translation result;
   try {
-    Translator tr(source, Lexer(source).run());
+    Translator tr(source, Lexer(source).run(), options.known);
     std::string body = tr.run();
-    result.text = "#include <cudalab_sim/prelude.hpp>\n#line 1 \"" + quote_path(filename) + "\"\n";
+    if (options.prelude) result.text = "#include <cudalab_sim/prelude.hpp>\n";
+    result.text += "#line 1 \"" + quote_path(filename) + "\"\n";
     result.text += body;
     if (!result.text.empty() && result.text.back() != '\n') result.text += '\n';
+    result.declared = tr.declared();
     result.ok = true;
   } catch (const TranslateError& e) {
     result.error = filename + ":" + std::to_string(e.line) + ":" + std::to_string(e.col) + ": error: " + e.what();
   }
   return result;
+}
+
+std::vector<Translation> translate_module(const std::vector<SourceFile>& files) {
+  std::vector<Translation> out;
+  Declarations all;
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    out.push_back(translate(files[f].text, files[f].name, {f == 0, {}}));
+    all.template_kernels.insert(out.back().declared.template_kernels.begin(),
+                                out.back().declared.template_kernels.end());
+    all.dynamic_shared.insert(out.back().declared.dynamic_shared.begin(), out.back().declared.dynamic_shared.end());
+  }
+  if (all.template_kernels.empty() && all.dynamic_shared.empty()) return out;
+  // Again, each file knowing what all of them declare (the order of inclusion is not known here).
+  for (std::size_t f = 0; f < files.size(); ++f) out[f] = translate(files[f].text, files[f].name, {f == 0, all});
+  return out;
 }
 
 }  // namespace cudalab::sim

@@ -18,24 +18,61 @@
 //   __managed__ T m;                     (at namespace scope)
 //     -> unchanged, followed by CUDALAB_SIM_MANAGED_VARIABLE(m); (kernels may take its address)
 //
-// The output starts with `#include <cudalab_sim/prelude.hpp>` and `#line 1 "<filename>"`, so the
-// compiler's messages name the student's file and lines. Launches are found by a tokenizer that
-// knows comments, string/char/raw-string literals, preprocessor lines and template brackets.
+// A launch in a `#define` body is rewritten in the body, on its own continued lines; in a
+// function-like macro the kernel's and the arguments' text stringize the parameters (`#k`), so
+// messages name what the macro was given. The launch must be whole in one body: `<<<` formed by
+// token pasting is not rewritten (the compiler rejects it), and a configuration macro used as
+// `k CONFIG(args)` is a translator error. Declarations in macro bodies are not marked.
+//
+// The output starts with `#include <cudalab_sim/prelude.hpp>` (the .cu file only: its headers
+// come after it) and `#line 1 "<filename>"`, so the compiler's messages name the student's file
+// and lines. The sim toolchain translates the quoted headers a .cu file includes too
+// (translate_module), each under its own name. Launches are found by a tokenizer that knows
+// comments, string/char/raw-string literals, preprocessor lines and template brackets.
 #pragma once
 
+#include <map>
+#include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cudalab::sim {
 
-/// Result of translating one .cu file.
+/// What one file declares that the rewriting of the other files of its module depends on.
+struct Declarations {
+  std::set<std::string> template_kernels;  ///< kernels declared as templates (no address when deduced)
+  /// Namespace-scope `extern __shared__` arrays: name -> the expression their uses become.
+  std::map<std::string, std::string> dynamic_shared;
+};
+
+/// How to translate one file.
+struct TranslateOptions {
+  bool prelude = true;  ///< start with the prelude's #include: the .cu file, not its headers
+  Declarations known;   ///< what the module's other files declare
+};
+
+/// Result of translating one file.
 struct Translation {
   bool ok = false;
-  std::string text;   ///< the translated source, when ok
-  std::string error;  ///< "file:line:col: error: what", when not ok
+  std::string text;       ///< the translated source, when ok
+  std::string error;      ///< "file:line:col: error: what", when not ok
+  Declarations declared;  ///< this file's declarations and the known ones, when ok
 };
 
 /// Translates CUDA C++ `source`, read from `filename` (used in #line and messages).
-Translation translate(std::string_view source, const std::string& filename);
+Translation translate(std::string_view source, const std::string& filename, const TranslateOptions& options = {});
+
+/// One file of a module: its name (for #line and messages) and content.
+struct SourceFile {
+  std::string name;
+  std::string text;
+};
+
+/// Translates a .cu file (`files[0]`, with the prelude) and the local headers it includes (the
+/// rest, without), each knowing what the others declare: a template kernel defined in a header
+/// and launched in the .cu file, an `extern __shared__` array declared in one and used in
+/// another. Results in the order of `files`.
+std::vector<Translation> translate_module(const std::vector<SourceFile>& files);
 
 }  // namespace cudalab::sim

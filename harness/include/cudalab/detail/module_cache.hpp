@@ -20,9 +20,19 @@ std::string content_key(const std::vector<std::string_view>& parts);
 /// Reads a whole file; throws std::runtime_error with the path when it cannot.
 std::string read_file(const std::filesystem::path& path);
 
-/// The files a source includes with `#include "name"` that exist beside it (or beside the file
-/// that includes them), recursively, each as its path and content: part of a module's cache key,
-/// so that editing a header of one's own recompiles the kernel that includes it.
+/// A file a source includes with `#include "name"`.
+struct LocalInclude {
+  std::filesystem::path path;  ///< absolute, lexically normal (the compiler may see `..` in it)
+  std::string text;
+};
+
+/// The files `source` (content `text`) includes with `#include "name"`, recursively, in the order
+/// met: each name is looked up beside the file that includes it, then beside `source` (where an
+/// `-iquote` of the source's folder finds it); angle-bracket includes are left out. At most 256.
+std::vector<LocalInclude> local_include_files(const std::filesystem::path& source, const std::string& text);
+
+/// local_include_files as one string of paths and contents: part of a module's cache key, so that
+/// editing a header of one's own (or a header's header) recompiles the kernel that includes it.
 std::string local_includes(const std::filesystem::path& source, const std::string& text);
 
 /// How long a compiled module stays in the cache after its last use.

@@ -282,6 +282,10 @@ class Run {
     phase("load");
     if (spec_.mode == protocol::Mode::check) {
       for (std::size_t set = 0; set < sets_.size(); ++set) {
+        if (spec_.case_markers) {
+          std::printf("cudalab-case %zu\n", set);
+          std::fflush(stdout);
+        }
         try {
           Reply reply = check_case(set);
           reply.set = set;

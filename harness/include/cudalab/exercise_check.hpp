@@ -35,6 +35,12 @@ struct CheckOptions {
   bool sanitize = false;
   /// The order the simulator starts each block's threads in (set by the sanitize runs).
   protocol::ThreadOrder order = protocol::ThreadOrder::forward;
+  /// A tool the runner runs under (compute-sanitizer and its options, set by the sanitize runs on
+  /// a GPU): its argv before the runner's. The runner is not locked down then (the tool must reach
+  /// its own files and process), and marks each case on stdout.
+  std::vector<std::string> runner_prefix;
+  /// Where the runner processes' own output goes, in full, when not null (the tool's reports).
+  std::string* runner_output = nullptr;
 };
 
 /// One case's outcome.
@@ -104,6 +110,7 @@ struct RunnerCall {
   /// process and context exist, its host buffers are page-locked, the module is not loaded yet),
   /// a check right before the runner's process starts. Not called if the runner ends first.
   std::function<void()> before_run = {};
+  std::vector<std::string> runner_prefix = {};  ///< CheckOptions::runner_prefix
 };
 
 /// One byte the runner wrote on the clock pipe, and when the parent read it (seconds since the spawn).

@@ -28,8 +28,17 @@ std::map<std::uint64_t, SourcePlace> locate_in_module(const std::filesystem::pat
                                                       const std::vector<std::uint64_t>& pcs);
 
 /// Turns `findings` into `r`'s verdict, message, details and hints (the first finding leads; the
-/// output's own verdict, if wrong, is kept as a detail). No-op when there are none.
-void judge_findings(const std::vector<protocol::Finding>& findings, const std::filesystem::path& module, CaseResult& r);
+/// output's own verdict, if wrong, is kept as a detail). No-op when there are none. `known`: the
+/// places of the findings' offsets where they are known already (compute-sanitizer names lines
+/// itself); the rest are looked up in `module`.
+void judge_findings(const std::vector<protocol::Finding>& findings, const std::filesystem::path& module, CaseResult& r,
+                    const std::map<std::uint64_t, SourcePlace>* known = nullptr);
+
+/// compute-sanitizer's report (any of its tools, text output, with the runner's "cudalab-case N"
+/// markers) as findings, each with the case it came from. The source places it names are added to
+/// `places` under made-up offsets, which the findings' accesses carry.
+std::vector<std::pair<std::size_t, protocol::Finding>> parse_compute_sanitizer(
+    const std::string& output, std::map<std::uint64_t, SourcePlace>& places);
 
 /// The verdict a finding of `kind` gives.
 Verdict verdict_of(protocol::FindingKind kind);

@@ -136,6 +136,9 @@ struct Spec {
   /// Check: the order in which the simulator starts a block's threads.
   ThreadOrder order = ThreadOrder::forward;
   std::uint64_t order_seed = 0;  ///< ThreadOrder::shuffled
+  /// Check: print "cudalab-case N" on stdout before case N (a tool that reports on stdout, such as
+  /// compute-sanitizer, can then be read case by case).
+  bool case_markers = false;
 };
 
 // ---- what the runner saw ------------------------------------------------------------------------

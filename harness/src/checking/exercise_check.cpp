@@ -517,7 +517,8 @@ RunnerProcess spawn_runner(const RunnerSandbox& box, const RunnerCall& call, con
     opts.gate_fd = gate.get();
     opts.at_gate = at_gate;
   }
-  opts.argv = {call.toolchain.runner().string(), "--spec", protocol::dump_spec(spec)};
+  opts.argv = call.runner_prefix;
+  opts.argv.insert(opts.argv.end(), {call.toolchain.runner().string(), "--spec", protocol::dump_spec(spec)});
   opts.inherit.emplace_back(shared.fd(), protocol::kBuffersFd);
   opts.inherit.emplace_back(result_pipe[1], protocol::kReplyFd);
   opts.result_fd = result_pipe[0];
@@ -531,6 +532,8 @@ RunnerProcess spawn_runner(const RunnerSandbox& box, const RunnerCall& call, con
   // A reply is a few kilobytes; the cap is for a flood, whatever the number of cases.
   opts.max_result_bytes = protocol::kMaxReplyBytes * (cases > 1 ? 2 : 1);
   box.apply(opts);  // limits, clean environment, private working folder
+  // A tool around the runner (compute-sanitizer) reserves more address space than a runner may.
+  if (!call.runner_prefix.empty()) opts.limits = {};
   std::optional<ClockWatch> watch;
   if (spec.clock_batches && clock != nullptr) {
     watch.emplace();
@@ -720,8 +723,11 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
     call.spec.checks = options.sanitize && toolchain.backend() == Backend::sim;
     call.spec.order = options.order;
     call.spec.order_seed = options.seed;
+    call.spec.case_markers = !options.runner_prefix.empty();
+    call.runner_prefix = options.runner_prefix;
     protocol::Spec spec = make_spec(call, sets, shared, case_of_set, first);
-    spec.sandbox = box->spec();
+    // Under a tool the runner is not locked down: the tool's library in it must reach its files.
+    if (options.runner_prefix.empty()) spec.sandbox = box->spec();
     std::size_t replied = 0;
     if (progress) progress(task, first, cases.size(), cases[first]);
     const auto on_reply = [&] {
@@ -731,6 +737,16 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
       }
     };
     const RunnerProcess run = spawn_runner(*box, call, spec, shared, nullptr, cases.size() - first, on_reply);
+    if (options.runner_output != nullptr) {
+      // Renumbered from this process's first case, so that markers name cases of the whole run.
+      std::string text = run.p.output;
+      for (std::size_t at = text.find("cudalab-case "); at != std::string::npos; at = text.find("cudalab-case ", at + 1)) {
+        const std::size_t end = text.find('\n', at);
+        const std::size_t k = std::strtoul(text.c_str() + at + 13, nullptr, 10);
+        text.replace(at + 13, end - at - 13, std::to_string(first + k));
+      }
+      *options.runner_output += text;
+    }
     // Whole lines only: a line cut short is the process's end (a crash, a flood), judged below.
     const std::string_view text = run.p.result;
     const std::size_t last_newline = text.rfind('\n');
@@ -952,20 +968,35 @@ bool explain_state_kept(const Task& task, const Toolchain& toolchain, const fs::
   return false;
 }
 
+/// Whether a case is small enough to run again for the sanitize runs: at most 2^16 elements, a few
+/// milliseconds on the simulator, well under a second under compute-sanitizer.
+bool is_small(const Case& c) {
+  std::int64_t elements = 1;
+  for (const auto& d : c.dims) elements *= std::max<std::int64_t>(d.value, 1);
+  return elements <= (std::int64_t{1} << 16);
+}
+
+/// compute-sanitizer: CUDALAB_COMPUTE_SANITIZER, else on PATH, else the toolkit's usual place.
+fs::path find_compute_sanitizer() {
+  if (const char* env = std::getenv("CUDALAB_COMPUTE_SANITIZER"); env != nullptr && *env != '\0') return env;
+  if (fs::path p = find_on_path("compute-sanitizer"); !p.empty()) return p;
+  for (const char* p : {"/usr/local/cuda/bin/compute-sanitizer", "/usr/local/cuda/compute-sanitizer/compute-sanitizer"}) {
+    if (is_executable(p)) return p;
+  }
+  return {};
+}
+
 /// The sanitize runs' last step on the simulator: the small cases that passed run again with each
 /// block's threads started in reverse and in shuffled order. A GPU promises no order, so a case
 /// that fails in another order has a race, even where no pair of accesses showed it (a race
 /// through a pointer the checks do not see, or one that only reordering exposes).
 void check_thread_orders(const Task& task, const Toolchain& toolchain, const fs::path& module,
                          const CheckOptions& options, ExerciseResult& result) {
-  constexpr std::int64_t kSmall = std::int64_t{1} << 16;  // elements: a few ms each on the simulator
   std::vector<Case> small;
   std::vector<std::size_t> where;
   for (std::size_t i = 0; i < result.cases.size(); ++i) {
     const CaseResult& c = result.cases[i];
-    std::int64_t elements = 1;
-    for (const auto& d : c.c.dims) elements *= std::max<std::int64_t>(d.value, 1);
-    if (c.verdict == Verdict::passed && elements <= kSmall) {
+    if (c.verdict == Verdict::passed && is_small(c.c)) {
       small.push_back(c.c);
       where.push_back(i);
     }
@@ -992,6 +1023,49 @@ void check_thread_orders(const Task& task, const Toolchain& toolchain, const fs:
   }
 }
 
+/// The sanitize runs on a GPU: the small cases again under each of compute-sanitizer's tools
+/// (memcheck: out of bounds and misaligned; racecheck: shared-memory races; synccheck: barriers;
+/// initcheck: uninitialised global memory), their reports read into findings.
+void check_with_compute_sanitizer(const Task& task, const Toolchain& toolchain, const fs::path& module,
+                                  const CheckOptions& options, ExerciseResult& result) {
+  const fs::path tool = find_compute_sanitizer();
+  std::vector<Case> small;
+  std::vector<std::size_t> where;
+  for (std::size_t i = 0; i < result.cases.size(); ++i) {
+    if (is_small(result.cases[i].c) && result.cases[i].verdict != Verdict::skipped) {
+      small.push_back(result.cases[i].c);
+      where.push_back(i);
+    }
+  }
+  if (small.empty()) return;
+  if (tool.empty()) {
+    result.hints.push_back(
+        "--sanitize on a GPU runs compute-sanitizer, which was not found (it comes with the CUDA toolkit: put its "
+        "bin folder on PATH, or set CUDALAB_COMPUTE_SANITIZER)");
+    return;
+  }
+  std::vector<std::vector<protocol::Finding>> found(small.size());
+  std::map<std::uint64_t, SourcePlace> places;
+  for (const char* name : {"memcheck", "racecheck", "synccheck", "initcheck"}) {
+    CheckOptions again = options;
+    again.sanitize = false;
+    std::string output;
+    again.runner_output = &output;
+    again.runner_prefix = {tool.string(), "--tool", name, "--print-limit", "32", "--show-backtrace", "no"};
+    again.timeout = options.timeout * 10;  // the tools slow kernels down many times
+    (void)run_cases(task, toolchain, module, small, again);
+    for (auto& [k, f] : parse_compute_sanitizer(output, places)) {
+      if (k < found.size()) found[k].push_back(std::move(f));
+    }
+  }
+  for (std::size_t k = 0; k < small.size(); ++k) {
+    if (found[k].empty()) continue;
+    CaseResult& r = result.cases[where[k]];
+    r.findings = found[k];
+    judge_findings(r.findings, module, r, &places);
+  }
+}
+
 ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, const fs::path& source,
                               const CheckOptions& options, const ProgressFn& progress) {
   const std::vector<Case> cases = select_cases(task, toolchain.backend(), options);
@@ -1015,6 +1089,9 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
   }
   if (options.sanitize && toolchain.backend() == Backend::sim) {
     check_thread_orders(task, toolchain, result.compile.module, options, result);
+  }
+  if (options.sanitize && toolchain.backend() == Backend::gpu) {
+    check_with_compute_sanitizer(task, toolchain, result.compile.module, options, result);
   }
   const bool found = std::ranges::any_of(result.cases, [](const CaseResult& c) { return !c.findings.empty(); });
   // A finding outranks a guess: where state kept from earlier calls explains the failure, the

@@ -4,6 +4,7 @@
 #include "cudalab/findings.hpp"
 
 #include <algorithm>
+#include <regex>
 #include <set>
 #include <tuple>
 #include <sstream>
@@ -236,14 +237,17 @@ std::map<std::uint64_t, SourcePlace> locate_in_module(const fs::path& module, co
   return out;
 }
 
-void judge_findings(const std::vector<Finding>& findings, const fs::path& module, CaseResult& r) {
+void judge_findings(const std::vector<Finding>& findings, const fs::path& module, CaseResult& r,
+                    const std::map<std::uint64_t, SourcePlace>* known) {
   if (findings.empty()) return;
   std::vector<std::uint64_t> pcs;
   for (const auto& f : findings) {
-    pcs.push_back(f.access.pc);
-    if (f.other) pcs.push_back(f.other->pc);
+    for (const auto pc : {f.access.pc, f.other ? f.other->pc : 0}) {
+      if (known == nullptr || !known->contains(pc)) pcs.push_back(pc);
+    }
   }
-  const auto places = locate_in_module(module, pcs);
+  auto places = locate_in_module(module, pcs);
+  if (known != nullptr) places.insert(known->begin(), known->end());
   // The most basic fault leads: an access out of bounds corrupts what the rest sees; a missing
   // barrier makes reads see unwritten memory (reported too) rather than the other way round.
   std::vector<Finding> ordered = findings;
@@ -302,6 +306,132 @@ void judge_findings(const std::vector<Finding>& findings, const fs::path& module
   r.details = std::move(details);
   // The finding's fix replaces the output's pattern hints: a guess from the output is beside the point.
   r.hints = std::move(hints);
+}
+
+std::vector<std::pair<std::size_t, Finding>> parse_compute_sanitizer(const std::string& output,
+                                                                     std::map<std::uint64_t, SourcePlace>& places) {
+  static const std::regex at_line(R"(in ([^\s:]+\.(?:cu|cuh|h|hpp|cpp|cc)):(\d+))");
+  static const std::regex who_re(R"(thread \((\d+),(\d+),(\d+)\) in block \((\d+),(\d+),(\d+)\))");
+  static const std::regex size_re(R"(of size (\d+) bytes?)");
+  static const std::regex kernel_re(R"(at (?:0x[0-9a-fA-F]+ in [^\s:]+:\d+:)?([A-Za-z_][A-Za-z0-9_]*)[<(])");
+  std::vector<std::pair<std::size_t, Finding>> out;
+  std::size_t current_case = 0;
+  // One report: its header line and the indented lines after it.
+  std::vector<std::string> block;
+  const auto place = [&](const std::string& file, int line) {
+    const std::uint64_t id = places.size() + 1;
+    places[id] = SourcePlace{file, line};
+    return id;
+  };
+  const auto flush = [&] {
+    if (block.empty()) return;
+    const std::string& head = block.front();
+    std::string all;
+    for (const auto& l : block) all += l + "\n";
+    block.clear();
+    Finding f;
+    if (head.find("Race reported") != std::string::npos || head.find("hazard") != std::string::npos) {
+      f.kind = FindingKind::race;
+      f.shared = true;  // racecheck looks at shared memory only
+    } else if (head.find("Uninitialized") != std::string::npos) {
+      f.kind = FindingKind::uninitialized;
+    } else if (head.find("Barrier") != std::string::npos || head.find("barrier") != std::string::npos ||
+               head.find("Divergent") != std::string::npos) {
+      f.kind = FindingKind::barrier;
+    } else if (head.find("Invalid arguments") != std::string::npos || head.find("warp") != std::string::npos) {
+      f.kind = FindingKind::warp;
+    } else if (head.find("Invalid __") != std::string::npos || head.find("Out of bounds") != std::string::npos ||
+               head.find("Misaligned") != std::string::npos) {
+      f.kind = all.find("misaligned") != std::string::npos ? FindingKind::misaligned : FindingKind::out_of_bounds;
+      f.shared = head.find("__shared__") != std::string::npos;
+    } else {
+      return;  // a summary, a CUDA error the check reports on its own, a leak
+    }
+    std::smatch m;
+    std::vector<std::pair<std::string, int>> lines;
+    for (auto it = std::sregex_iterator(all.begin(), all.end(), at_line); it != std::sregex_iterator(); ++it) {
+      lines.emplace_back((*it)[1].str(), std::stoi((*it)[2].str()));
+    }
+    if (std::regex_search(all, m, who_re)) {
+      f.access.thread = {static_cast<unsigned>(std::stoul(m[1])), static_cast<unsigned>(std::stoul(m[2])),
+                         static_cast<unsigned>(std::stoul(m[3]))};
+      f.access.block = {static_cast<unsigned>(std::stoul(m[4])), static_cast<unsigned>(std::stoul(m[5])),
+                        static_cast<unsigned>(std::stoul(m[6]))};
+      // The shape is not in the report: show every coordinate that is not 0.
+      f.block = {f.access.thread[0] + 1, f.access.thread[1] + 1, f.access.thread[2] + 1};
+      f.grid = {f.access.block[0] + 1, f.access.block[1] + 1, f.access.block[2] + 1};
+    }
+    if (std::regex_search(all, m, size_re)) f.bytes = static_cast<unsigned>(std::stoul(m[1]));
+    if (std::regex_search(all, m, kernel_re)) f.kernel = m[1];
+    f.access.write = head.find(" write") != std::string::npos;
+    if (!lines.empty()) f.access.pc = place(lines[0].first, lines[0].second);
+    const std::string memory = f.shared ? "shared memory" : "global memory";
+    f.target = f.bytes != 0 ? fmt::format("{} bytes of {}", f.bytes, memory) : memory;
+    const std::size_t address = all.find("Address ");
+    if (address != std::string::npos) {
+      // "Address 0x… is out of bounds and is 4 bytes after the nearest allocation at 0x… of size 4000 bytes"
+      std::string rest = all.substr(address);
+      for (char& c : rest) {
+        if (c == '\n') c = ' ';
+      }
+      while (rest.find("  ") != std::string::npos) rest.replace(rest.find("  "), 2, " ");
+      f.where = rest.substr(0, 300);
+    } else {
+      f.where = head.substr(0, 300);
+    }
+    if (f.kind == FindingKind::race && lines.size() >= 2) {
+      // "Race reported between Write access at … and Read access at …": lead with the read when the
+      // write comes first in the source (the read was meant to see it), else with the write.
+      static const std::regex kind_re(R"((Write|Read) access)");
+      std::vector<bool> writes;
+      for (auto it = std::sregex_iterator(all.begin(), all.end(), kind_re); it != std::sregex_iterator(); ++it) {
+        writes.push_back((*it)[1].str() == "Write");
+      }
+      protocol::FindingAccess a;
+      protocol::FindingAccess b;
+      a.write = !writes.empty() && writes[0];
+      b.write = writes.size() > 1 && writes[1];
+      a.pc = place(lines[0].first, lines[0].second);
+      b.pc = place(lines[1].first, lines[1].second);
+      f.target = "a word of shared memory";
+      f.where = "";
+      if (a.write != b.write) {
+        const bool a_writes = a.write;
+        const int write_line = a_writes ? lines[0].second : lines[1].second;
+        const int read_line = a_writes ? lines[1].second : lines[0].second;
+        f.write_first = write_line < read_line;
+        const protocol::FindingAccess& w = a_writes ? a : b;
+        const protocol::FindingAccess& rd = a_writes ? b : a;
+        f.access = f.write_first ? rd : w;
+        f.other = f.write_first ? w : rd;
+      } else {
+        f.access = a;
+        f.other = b;
+      }
+    }
+    out.emplace_back(current_case, std::move(f));
+  };
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("cudalab-case ", 0) == 0) {
+      flush();
+      current_case = std::strtoul(line.c_str() + 13, nullptr, 10);
+      continue;
+    }
+    if (line.rfind("=========", 0) != 0) continue;
+    std::size_t text = line.find_first_not_of('=');
+    if (text == std::string::npos) continue;
+    const std::string body = line.substr(text);
+    if (body.size() > 1 && body[0] == ' ' && body[1] != ' ') {
+      flush();
+      block.push_back(body.substr(1));
+    } else if (!block.empty()) {
+      block.push_back(body);
+    }
+  }
+  flush();
+  return out;
 }
 
 }  // namespace cudalab

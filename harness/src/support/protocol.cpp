@@ -255,7 +255,8 @@ void to_json(json& j, const Spec& s) {
            {"sandbox", s.sandbox},
            {"checks", s.checks},
            {"order", name_of(s.order, order_names)},
-           {"order_seed", s.order_seed}};
+           {"order_seed", s.order_seed},
+           {"case_markers", s.case_markers}};
 }
 
 void from_json(const json& j, Spec& s) {
@@ -295,6 +296,7 @@ void from_json(const json& j, Spec& s) {
   s.policy.max_samples = count_field(p, "max_samples");
   s.host_memory = enum_field(j, "host_memory", host_memory_names);
   s.checks = j.contains("checks") && bool_field(j, "checks");
+  s.case_markers = j.contains("case_markers") && bool_field(j, "case_markers");
   s.order = j.contains("order") ? enum_field(j, "order", order_names) : ThreadOrder::forward;
   if (j.contains("order_seed")) {
     const json& seed = field(j, "order_seed");

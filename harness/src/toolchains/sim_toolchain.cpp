@@ -137,23 +137,13 @@ class SimToolchain final : public Toolchain {
     const std::string shown = source.string();
     std::vector<std::string> flags = {"-std=c++20", "-O2", "-fPIC", "-shared", "-pthread", "-fno-strict-aliasing"};
     if (config_.checked) {
-      // Every load and store calls the runtime (__asan_load4_noabort(address), …: checks.cpp);
-      // debug lines map each call back to the student's line; accesses stay as the source wrote
-      // them (no vectorised or merged ones that a GPU would not make).
-      const bool clang = version().find("clang") != std::string::npos;
-      const std::vector<std::string> checked = {"-DCUDALAB_SIM_CHECKS=1",
-                                                "-g",
-                                                "-fsanitize=kernel-address",
-                                                clang ? "-mllvm" : "--param",
-                                                clang ? "-asan-instrumentation-with-call-threshold=0"
-                                                      : "asan-instrumentation-with-call-threshold=0",
-                                                clang ? "-mllvm" : "--param",
-                                                clang ? "-asan-stack=0" : "asan-stack=0",
-                                                clang ? "-mllvm" : "--param",
-                                                clang ? "-asan-globals=0" : "asan-globals=0",
-                                                "-fno-tree-vectorize",
-                                                "-fno-tree-slp-vectorize",
-                                                clang ? "-fno-slp-vectorize" : "-fno-store-merging"};
+      // Every load and store calls the runtime (GCC's ThreadSanitizer instrumentation, answered by
+      // libcudalab_sim.so's checks, not by GCC's runtime: hence no default libraries); debug lines
+      // map each call back to the student's line; accesses stay as the source wrote them (no
+      // vectorised or merged ones that a GPU would not make).
+      const std::vector<std::string> checked = {
+          "-DCUDALAB_SIM_CHECKS=1", "-gdwarf-4",       "-fsanitize=thread", "-fno-tree-vectorize", "-fno-tree-slp-vectorize",
+          "-fno-store-merging",     "-nodefaultlibs"};
       flags.insert(flags.end(), checked.begin(), checked.end());
     }
     std::string flag_text;
@@ -194,6 +184,7 @@ class SimToolchain final : public Toolchain {
           {"-iquote", tmp_src.parent_path().string(), "-iquote", fs::absolute(source).parent_path().string(),
            "-I" + include_dir_.string(), "-o", out.string(), tmp_src.string(), "-L" + config_.runner_dir.string(),
            "-lcudalab_sim", "-Wl,-rpath," + config_.runner_dir.string(), "-Wl,--no-undefined"});
+      if (config_.checked) opts.argv.insert(opts.argv.end(), {"-lstdc++", "-lm", "-lc", "-lgcc_s", "-lgcc"});
       opts.timeout = std::chrono::minutes(5);
       command = shell_join(opts.argv);
       ProcessResult r = run_process(opts);

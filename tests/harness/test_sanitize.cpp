@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "cudalab/exercise_check.hpp"
+#include "cudalab/findings.hpp"
 #include "cudalab/ladder.hpp"
 #include "cudalab/registry.hpp"
 #include "cudalab/toolchain.hpp"
@@ -254,6 +255,78 @@ void solve(const float* x, float* sum, int n) { last_one_wins<<<1, 32>>>(x, sum,
   CheckOptions plain = sanitize_options();
   plain.sanitize = false;
   EXPECT_EQ(check_exercise(*find_task("05_reduce"), *toolchain, file, plain).verdict, Verdict::passed);
+}
+
+// compute-sanitizer's reports, as its four tools print them (the formats of CUDA 12 and 13; the
+// GPU corpus above runs the real thing where a GPU is visible).
+TEST(ComputeSanitizerReport, EachToolsReportBecomesAFindingOfItsCase) {
+  const std::string output = R"(cudalab-case 0
+========= COMPUTE-SANITIZER
+========= Invalid __global__ write of size 4 bytes
+=========     at increment_by_one(int *, int)+0x70 in /work/x/past_own_allocation.cu:9
+=========     by thread (232,0,0) in block (3,0,0)
+=========     Address 0x7f1c2e000fa0 is out of bounds
+=========     and is 1 bytes after the nearest allocation at 0x7f1c2e000000 of size 4000 bytes
+=========     Saved host backtrace up to driver entry point at kernel launch time
+=========
+cudalab-case 2
+========= Error: Race reported between Write access at
+=========     matmul_tiled(const float *, const float *, float *, int, int, int)+0xb0 in missing_first_sync.cu:15
+=========     and Read access at
+=========     matmul_tiled(const float *, const float *, float *, int, int, int)+0xc0 in missing_first_sync.cu:18
+=========     [1024 hazards]
+=========
+========= Barrier error detected. Divergent thread(s) in block
+=========     at 0x130 in returns_before_barrier.cu:14:sum_of_squares(const float*, float*, int)
+=========     by thread (37,0,0) in block (0,0,0)
+=========
+========= Uninitialized __global__ memory read of size 4 bytes
+=========     at increment_by_one(int *, int)+0x50 in never_copied_in.cu:8
+=========     by thread (5,0,0) in block (0,0,0)
+=========
+========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
+========= ERROR SUMMARY: 1 error
+)";
+  std::map<std::uint64_t, SourcePlace> places;
+  const auto found = parse_compute_sanitizer(output, places);
+  ASSERT_EQ(found.size(), 4u);
+  const auto& [case0, oob] = found[0];
+  EXPECT_EQ(case0, 0u);
+  EXPECT_EQ(oob.kind, protocol::FindingKind::out_of_bounds);
+  EXPECT_EQ(oob.kernel, "increment_by_one");
+  EXPECT_TRUE(oob.access.write);
+  EXPECT_EQ(oob.access.thread, (std::array<unsigned, 3>{232, 0, 0}));
+  EXPECT_EQ(oob.access.block, (std::array<unsigned, 3>{3, 0, 0}));
+  EXPECT_EQ(places.at(oob.access.pc).line, 9);
+  EXPECT_NE(oob.where.find("1 bytes after the nearest allocation"), std::string::npos) << oob.where;
+
+  const auto& [case2, race] = found[1];
+  EXPECT_EQ(case2, 2u);
+  EXPECT_EQ(race.kind, protocol::FindingKind::race);
+  EXPECT_EQ(race.kernel, "matmul_tiled");
+  ASSERT_TRUE(race.other.has_value());
+  // The write (line 15) comes before the read (line 18) in the source: the read came too early.
+  EXPECT_TRUE(race.write_first);
+  EXPECT_FALSE(race.access.write);
+  EXPECT_EQ(places.at(race.access.pc).line, 18);
+  EXPECT_EQ(places.at(race.other->pc).line, 15);
+
+  EXPECT_EQ(found[2].second.kind, protocol::FindingKind::barrier);
+  EXPECT_EQ(found[2].second.kernel, "sum_of_squares");
+  EXPECT_EQ(places.at(found[2].second.access.pc).line, 14);
+  EXPECT_EQ(found[3].second.kind, protocol::FindingKind::uninitialized);
+  EXPECT_FALSE(found[3].second.access.write);
+  EXPECT_EQ(places.at(found[3].second.access.pc).file, "never_copied_in.cu");
+
+  // Read into a case's report, the race leads with the read's line and the fix for it.
+  CaseResult r;
+  r.c.dims = {{"M", 1}, {"N", 1}, {"K", 1}};
+  judge_findings({race}, "/nonexistent.so", r, &places);
+  EXPECT_EQ(r.verdict, Verdict::data_race);
+  EXPECT_NE(r.message.find("missing_first_sync.cu:18"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("at missing_first_sync.cu:15"), std::string::npos) << r.message;
+  ASSERT_FALSE(r.hints.empty());
+  EXPECT_NE(r.hints.front().find("between writing shared memory and reading"), std::string::npos) << r.hints.front();
 }
 
 }  // namespace

@@ -35,6 +35,7 @@ std::string coords(const std::array<unsigned, 3>& v, const std::array<unsigned, 
 }
 
 std::string who(const protocol::FindingAccess& a, const Finding& f) {
+  if (f.grid[0] == 0) return "a thread";  // the tool did not say which (compute-sanitizer's racecheck)
   return fmt::format("thread {} of block {}", coords(a.thread, f.block), coords(a.block, f.grid));
 }
 
@@ -96,7 +97,7 @@ std::pair<std::string, std::string> describe(const Finding& f, const std::map<st
               "pointer as a vector type only where the index is a multiple of the vector's width"};
     case FindingKind::race: {
       const Placed then_at = f.other ? place_of(*f.other, places) : Placed{};
-      const std::string then_who = f.other ? who(*f.other, f) : "another thread";
+      const std::string then_who = f.other && f.grid[0] != 0 ? who(*f.other, f) : "another thread";
       const std::string then_where = then_at.at.empty() ? "" : " at " + then_at.at;
       const bool other_block = f.other && f.other->block != f.access.block;
       const std::string memory = f.shared ? "shared memory" : "global memory";
@@ -304,6 +305,13 @@ void judge_findings(const std::vector<Finding>& findings, const fs::path& module
   r.message = fmt::format("{} at {}: {}{}", verdict_title(r.verdict), r.c.label(), lead,
                           first.count > 1 ? fmt::format(" ({} accesses like it)", first.count) : "");
   r.details = std::move(details);
+  // The lines found, kept with the findings for the JSON report.
+  for (auto& f : r.findings) {
+    if (const int line = place_of(f.access, places).line; line > 0) f.access.line = line;
+    if (f.other) {
+      if (const int line = place_of(*f.other, places).line; line > 0) f.other->line = line;
+    }
+  }
   // The finding's fix replaces the output's pattern hints: a guess from the output is beside the point.
   r.hints = std::move(hints);
 }
@@ -313,7 +321,9 @@ std::vector<std::pair<std::size_t, Finding>> parse_compute_sanitizer(const std::
   static const std::regex at_line(R"(in ([^\s:]+\.(?:cu|cuh|h|hpp|cpp|cc)):(\d+))");
   static const std::regex who_re(R"(thread \((\d+),(\d+),(\d+)\) in block \((\d+),(\d+),(\d+)\))");
   static const std::regex size_re(R"(of size (\d+) bytes?)");
-  static const std::regex kernel_re(R"(at (?:0x[0-9a-fA-F]+ in [^\s:]+:\d+:)?([A-Za-z_][A-Za-z0-9_]*)[<(])");
+  // "at kernel(int *, int)+0x70 in k.cu:9", "at void kernel<(bool)0>(...)+0x150", "at 0x130 in k.cu:61:kernel(int*)"
+  static const std::regex kernel_re(
+      R"(at\s+(?:0x[0-9a-fA-F]+ in [^\s:]+:\d+:)?(?:void\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*[<(])");
   std::vector<std::pair<std::size_t, Finding>> out;
   std::size_t current_case = 0;
   // One report: its header line and the indented lines after it.
@@ -325,11 +335,13 @@ std::vector<std::pair<std::size_t, Finding>> parse_compute_sanitizer(const std::
   };
   const auto flush = [&] {
     if (block.empty()) return;
-    const std::string& head = block.front();
+    const std::string head = block.front();
     std::string all;
     for (const auto& l : block) all += l + "\n";
     block.clear();
+    if (head.find("SUMMARY") != std::string::npos) return;
     Finding f;
+    f.grid = {0, 0, 0};  // which thread: unknown until the report says
     if (head.find("Race reported") != std::string::npos || head.find("hazard") != std::string::npos) {
       f.kind = FindingKind::race;
       f.shared = true;  // racecheck looks at shared memory only

@@ -203,6 +203,25 @@ json check_report_json(const std::vector<ExerciseResult>& results, const std::st
                        {"hints", c.hints},
                        {"solve_ms", c.solve_ms},
                        {"records", c.records}});
+      if (!c.findings.empty()) {
+        json findings = json::array();
+        for (const auto& f : c.findings) {
+          const auto access = [](const protocol::FindingAccess& a) {
+            return json{{"block", a.block}, {"thread", a.thread}, {"write", a.write}, {"atomic", a.atomic},
+                        {"line", a.line}};
+          };
+          json one{{"kind", protocol::finding_kind_name(f.kind)},
+                   {"kernel", f.kernel},
+                   {"memory", f.shared ? "shared" : "global"},
+                   {"target", f.target},
+                   {"where", f.where},
+                   {"access", access(f.access)},
+                   {"count", f.count}};
+          if (f.other) one["other"] = access(*f.other);
+          findings.push_back(std::move(one));
+        }
+        cases.back()["findings"] = std::move(findings);
+      }
     }
     json e{{"exercise", r.task->info().id},
            {"source", r.source.string()},

@@ -1054,8 +1054,23 @@ void check_with_compute_sanitizer(const Task& task, const Toolchain& toolchain, 
     again.runner_prefix = {tool.string(), "--tool", name, "--print-limit", "32", "--show-backtrace", "no"};
     again.timeout = options.timeout * 10;  // the tools slow kernels down many times
     (void)run_cases(task, toolchain, module, small, again);
-    for (auto& [k, f] : parse_compute_sanitizer(output, places)) {
-      if (k < found.size()) found[k].push_back(std::move(f));
+    const auto parsed = parse_compute_sanitizer(output, places);
+    for (const auto& [k, f] : parsed) {
+      if (k < found.size()) found[k].push_back(f);
+    }
+    // A report this parser cannot read is still shown, rather than lost.
+    const std::size_t summary = output.find("ERROR SUMMARY: ");
+    if (parsed.empty() && summary != std::string::npos && output.compare(summary + 15, 2, "0 ") != 0) {
+      std::string shown;
+      std::istringstream lines(output);
+      std::string line;
+      for (int n = 0; n < 12 && std::getline(lines, line);) {
+        if (line.rfind("=========", 0) == 0) {
+          shown += "\n    " + line;
+          ++n;
+        }
+      }
+      result.hints.push_back(fmt::format("compute-sanitizer's {} reported errors:{}", name, shown));
     }
   }
   for (std::size_t k = 0; k < small.size(); ++k) {

@@ -4,6 +4,7 @@
 #include "cudalab/findings.hpp"
 
 #include <algorithm>
+#include <fstream>
 #include <regex>
 #include <set>
 #include <tuple>
@@ -316,6 +317,24 @@ void judge_findings(const std::vector<Finding>& findings, const fs::path& module
   r.hints = std::move(hints);
 }
 
+namespace {
+
+/// Whether a __syncthreads() lies on a line strictly between lines `a` and `b` of `file` (false
+/// when the file cannot be read).
+bool barrier_between_lines(const std::string& file, int a, int b) {
+  std::ifstream in(file);
+  if (!in) return false;
+  const int lo = std::min(a, b);
+  const int hi = std::max(a, b);
+  std::string line;
+  for (int n = 1; std::getline(in, line) && n < hi; ++n) {
+    if (n > lo && line.find("__syncthreads") != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<std::pair<std::size_t, Finding>> parse_compute_sanitizer(const std::string& output,
                                                                      std::map<std::uint64_t, SourcePlace>& places) {
   static const std::regex at_line(R"(in ([^\s:]+\.(?:cu|cuh|h|hpp|cpp|cc)):(\d+))");
@@ -338,6 +357,7 @@ std::vector<std::pair<std::size_t, Finding>> parse_compute_sanitizer(const std::
     const std::string head = block.front();
     std::string all;
     for (const auto& l : block) all += l + "\n";
+    const std::vector<std::string> lines_of_block = std::move(block);
     block.clear();
     if (head.find("SUMMARY") != std::string::npos) return;
     Finding f;
@@ -379,18 +399,18 @@ std::vector<std::pair<std::size_t, Finding>> parse_compute_sanitizer(const std::
     if (!lines.empty()) f.access.pc = place(lines[0].first, lines[0].second);
     const std::string memory = f.shared ? "shared memory" : "global memory";
     f.target = f.bytes != 0 ? fmt::format("{} bytes of {}", f.bytes, memory) : memory;
-    const std::size_t address = all.find("Address ");
-    if (address != std::string::npos) {
-      // "Address 0x… is out of bounds and is 4 bytes after the nearest allocation at 0x… of size 4000 bytes"
-      std::string rest = all.substr(address);
-      for (char& c : rest) {
-        if (c == '\n') c = ' ';
-      }
-      while (rest.find("  ") != std::string::npos) rest.replace(rest.find("  "), 2, " ");
-      f.where = rest.substr(0, 300);
-    } else {
-      f.where = head.substr(0, 300);
+    // The lines after "by thread …" say where the access went ("Address 0x… is out of bounds and
+    // is 4 bytes after the nearest allocation … of size 4000 bytes"), up to the host backtrace.
+    std::string said;
+    bool after_who = false;
+    for (std::size_t i = 1; i < lines_of_block.size(); ++i) {
+      std::string l = lines_of_block[i];
+      l.erase(0, l.find_first_not_of(' '));
+      if (l.rfind("Saved host backtrace", 0) == 0 || l.rfind("Host Frame", 0) == 0) break;
+      if (after_who && !l.empty()) said += (said.empty() ? "" : " ") + l;
+      if (l.rfind("by thread", 0) == 0) after_who = true;
     }
+    f.where = (said.empty() ? head : said).substr(0, 300);
     if (f.kind == FindingKind::race && lines.size() >= 2) {
       // "Race reported between Write access at … and Read access at …": lead with the read when the
       // write comes first in the source (the read was meant to see it), else with the write.
@@ -409,9 +429,16 @@ std::vector<std::pair<std::size_t, Finding>> parse_compute_sanitizer(const std::
       f.where = "";
       if (a.write != b.write) {
         const bool a_writes = a.write;
+        const std::string& file = a_writes ? lines[0].first : lines[1].first;
         const int write_line = a_writes ? lines[0].second : lines[1].second;
         const int read_line = a_writes ? lines[1].second : lines[0].second;
-        f.write_first = write_line < read_line;
+        // racecheck does not say which of the two was meant to come first; the source does. Write
+        // above read with no barrier between: the read came too early (a barrier is missing
+        // between them). With a barrier between, they race across loop iterations: the write
+        // came too early (a barrier is missing before it). One line (x[i] += x[i + s]): a step of
+        // a tree whose barrier is missing after it.
+        const bool barrier_between = barrier_between_lines(file, write_line, read_line);
+        f.write_first = write_line == read_line || ((write_line < read_line) != barrier_between);
         const protocol::FindingAccess& w = a_writes ? a : b;
         const protocol::FindingAccess& rd = a_writes ? b : a;
         f.access = f.write_first ? rd : w;

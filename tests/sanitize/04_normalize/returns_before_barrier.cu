@@ -1,4 +1,5 @@
-// finding: barrier_error | 14 | instead of returning early
+// finding: barrier_error | 15 | instead of returning early
+// finding on gpu: none (synccheck does not flag threads that returned before a barrier)
 // Bug: threads past n return before the block's __syncthreads(). CUDA requires every thread of a
 // block to reach each barrier; the ones that returned never do (on some GPUs the block hangs, on
 // others the barrier releases early and the sum misses values).

@@ -1,4 +1,5 @@
-// finding: barrier_error | 10 | every lane named in a shuffle's or vote's mask
+// finding: barrier_error | 11 | every lane named in a shuffle's or vote's mask
+// finding on gpu: none (synccheck does not flag a shuffle whose mask names exited lanes)
 // Bug: threads past n return, then the rest shuffle with the full mask 0xffffffff, which names
 // the lanes that returned: the shuffle waits for lanes that never come.
 #include <cuda_runtime.h>

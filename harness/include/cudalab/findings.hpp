@@ -36,9 +36,10 @@ void judge_findings(const std::vector<protocol::Finding>& findings, const std::f
 
 /// compute-sanitizer's report (any of its tools, text output, with the runner's "cudalab-case N"
 /// markers) as findings, each with the case it came from. The source places it names are added to
-/// `places` under made-up offsets, which the findings' accesses carry.
+/// `places` under made-up offsets, which the findings' accesses carry. `source`: the file compiled,
+/// read to order a race's two accesses (the tool may name it without its folder).
 std::vector<std::pair<std::size_t, protocol::Finding>> parse_compute_sanitizer(
-    const std::string& output, std::map<std::uint64_t, SourcePlace>& places);
+    const std::string& output, std::map<std::uint64_t, SourcePlace>& places, const std::filesystem::path& source = {});
 
 /// The verdict a finding of `kind` gives.
 Verdict verdict_of(protocol::FindingKind kind);

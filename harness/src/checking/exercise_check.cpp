@@ -1054,7 +1054,7 @@ void check_with_compute_sanitizer(const Task& task, const Toolchain& toolchain, 
     again.runner_prefix = {tool.string(), "--tool", name, "--print-limit", "32", "--show-backtrace", "no"};
     again.timeout = options.timeout * 10;  // the tools slow kernels down many times
     (void)run_cases(task, toolchain, module, small, again);
-    const auto parsed = parse_compute_sanitizer(output, places);
+    const auto parsed = parse_compute_sanitizer(output, places, result.source);
     for (const auto& [k, f] : parsed) {
       if (k < found.size()) found[k].push_back(f);
     }

@@ -336,7 +336,8 @@ bool barrier_between_lines(const std::string& file, int a, int b) {
 }  // namespace
 
 std::vector<std::pair<std::size_t, Finding>> parse_compute_sanitizer(const std::string& output,
-                                                                     std::map<std::uint64_t, SourcePlace>& places) {
+                                                                     std::map<std::uint64_t, SourcePlace>& places,
+                                                                     const fs::path& source) {
   static const std::regex at_line(R"(in ([^\s:]+\.(?:cu|cuh|h|hpp|cpp|cc)):(\d+))");
   static const std::regex who_re(R"(thread \((\d+),(\d+),(\d+)\) in block \((\d+),(\d+),(\d+)\))");
   static const std::regex size_re(R"(of size (\d+) bytes?)");
@@ -411,6 +412,13 @@ std::vector<std::pair<std::size_t, Finding>> parse_compute_sanitizer(const std::
       if (l.rfind("by thread", 0) == 0) after_who = true;
     }
     f.where = (said.empty() ? head : said).substr(0, 300);
+    static const std::regex after_re(R"(is (\d+) bytes? after the nearest allocation at \S+ of size (\d+) bytes?)");
+    static const std::regex before_re(R"(is (\d+) bytes? before the nearest allocation at \S+ of size (\d+) bytes?)");
+    if (std::regex_search(said, m, after_re)) {
+      f.where = fmt::format("{} bytes past the end of a {}-byte allocation", m[1].str(), m[2].str());
+    } else if (std::regex_search(said, m, before_re)) {
+      f.where = fmt::format("{} bytes before the start of a {}-byte allocation", m[1].str(), m[2].str());
+    }
     if (f.kind == FindingKind::race && lines.size() >= 2) {
       // "Race reported between Write access at … and Read access at …": lead with the read when the
       // write comes first in the source (the read was meant to see it), else with the write.
@@ -429,7 +437,9 @@ std::vector<std::pair<std::size_t, Finding>> parse_compute_sanitizer(const std::
       f.where = "";
       if (a.write != b.write) {
         const bool a_writes = a.write;
-        const std::string& file = a_writes ? lines[0].first : lines[1].first;
+        // The tool may name the file without its folder: the one compiled is `source`.
+        std::string file = a_writes ? lines[0].first : lines[1].first;
+        if (!source.empty() && fs::path(file).filename() == source.filename()) file = source.string();
         const int write_line = a_writes ? lines[0].second : lines[1].second;
         const int read_line = a_writes ? lines[1].second : lines[0].second;
         // racecheck does not say which of the two was meant to come first; the source does. Write

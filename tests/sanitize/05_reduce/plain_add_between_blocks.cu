@@ -1,5 +1,5 @@
 // finding: data_race | 19 | combine their results with atomicAdd
-// finding on gpu: wrong_output | - | add the partial sums with atomicAdd
+// finding on gpu: wrong_output | - | of sum wrong
 // Bug: each block adds its partial sum with `*sum += t`, a plain read and write. Blocks run at
 // the same time on a GPU: two of them read the same old value and one addition is lost (the
 // simulator runs blocks one after another, so the output alone looks right there).

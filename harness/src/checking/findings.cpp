@@ -328,7 +328,9 @@ bool barrier_between_lines(const std::string& file, int a, int b) {
   const int hi = std::max(a, b);
   std::string line;
   for (int n = 1; std::getline(in, line) && n < hi; ++n) {
-    if (n > lo && line.find("__syncthreads") != std::string::npos) return true;
+    // Code only: "// no __syncthreads() here" is no barrier.
+    const std::string code = line.substr(0, line.find("//"));
+    if (n > lo && code.find("__syncthreads") != std::string::npos) return true;
   }
   return false;
 }

@@ -347,5 +347,42 @@ cudalab-case 2
   EXPECT_NE(r.hints.front().find("between writing shared memory and reading"), std::string::npos) << r.hints.front();
 }
 
+// racecheck does not say which access of a pair was meant to come first: the source does. A
+// barrier between the write and the read (a comment naming one does not count) means they race
+// across loop iterations, and the write came too early.
+TEST(ComputeSanitizerReport, RacecheckPairsAreOrderedByTheSource) {
+  const fs::path source = fs::path(CUDALAB_BIN_DIR) / ".." / "race_order.cu";
+  {
+    std::ofstream out(source);
+    for (int line = 1; line <= 30; ++line) {
+      if (line == 17) {
+        out << "    // no __syncthreads() here\n";
+      } else if (line == 25) {
+        out << "    __syncthreads();\n";
+      } else {
+        out << "\n";
+      }
+    }
+  }
+  const auto race = [&](int write_line, int read_line) {
+    const std::string report = fmt::format(
+        "cudalab-case 0\n========= Error: Race reported between Write access at\n=========     k(float *)+0xb0 in "
+        "race_order.cu:{}\n=========     and Read access at\n=========     k(float *)+0xc0 in race_order.cu:{}\n",
+        write_line, read_line);
+    std::map<std::uint64_t, SourcePlace> places;
+    const auto found = parse_compute_sanitizer(report, places, source);
+    EXPECT_EQ(found.size(), 1u);
+    return found.empty() ? protocol::Finding{} : found.front().second;
+  };
+  // Write on 15, read on 18, only a comment between: the read came too early.
+  EXPECT_TRUE(race(15, 18).write_first);
+  EXPECT_FALSE(race(15, 18).access.write);
+  // Write on 15, read on 27, a barrier on 25 between: the write (of the next iteration) came too early.
+  EXPECT_FALSE(race(15, 27).write_first);
+  EXPECT_TRUE(race(15, 27).access.write);
+  // One line (x[i] += x[i + s]): a tree step whose barrier is missing after it.
+  EXPECT_TRUE(race(14, 14).write_first);
+}
+
 }  // namespace
 }  // namespace cudalab

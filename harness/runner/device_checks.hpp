@@ -16,8 +16,9 @@ namespace cudalab::runner {
 /// Whether this runner checks device code's accesses itself.
 bool device_checks_available();
 
-/// Turns the checks on, before the module loads (the module must be the checked build).
-void enable_device_checks();
+/// Turns the checks on or off (the module must be the checked build): on, from the next allocation
+/// and launch on; off, memory allocated from then on and kernels launched are not checked.
+void enable_device_checks(bool on);
 
 /// The order in which each block's threads start (the simulator; a GPU ignores it).
 void set_thread_order(protocol::ThreadOrder order, std::uint64_t seed);

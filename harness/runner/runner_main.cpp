@@ -252,11 +252,9 @@ class Run {
   void execute() {
     map_buffers();
     if (spec_.checks) {
-      // Before any allocation: the checks put red zones around each.
       if (!cudalab::runner::device_checks_available()) {
         throw Stop{error_reply(Status::runner_error, "this runner has no device-code checks (the simulator's has)")};
       }
-      cudalab::runner::enable_device_checks();
     }
     cudalab::runner::set_thread_order(spec_.order, spec_.order_seed);
     // Create the context now, so that its cost and its failures are not blamed on `solve`, and
@@ -389,6 +387,11 @@ class Run {
   /// One case of a check: only its buffers are reachable while it runs (expose_only), so that a
   /// copy past the end of one never lands in the next case's inputs.
   Reply check_case(std::size_t set) {
+    if (!spec_.orders.empty()) cudalab::runner::set_thread_order(spec_.orders.at(set), spec_.order_seed + set);
+    if (spec_.checks) {
+      // Before the case's buffers are allocated: the checks put red zones around each.
+      cudalab::runner::enable_device_checks(spec_.checked_sets.empty() || spec_.checked_sets.at(set));
+    }
     expose_only(set);
     if (spec_.device_pointers) upload(set);
     (void)cudaGetLastError();  // the sticky state before the call is not the submission's

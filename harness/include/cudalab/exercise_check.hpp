@@ -35,6 +35,8 @@ struct CheckOptions {
   bool sanitize = false;
   /// The order the simulator starts each block's threads in (set by the sanitize runs).
   protocol::ThreadOrder order = protocol::ThreadOrder::forward;
+  /// Per case, where the cases run in different orders (empty: `order` for all).
+  std::vector<protocol::ThreadOrder> orders;
   /// A tool the runner runs under (compute-sanitizer and its options, set by the sanitize runs on
   /// a GPU): its argv before the runner's. The runner is not locked down then (the tool must reach
   /// its own files and process), and marks each case on stdout.

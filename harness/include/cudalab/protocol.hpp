@@ -133,9 +133,13 @@ struct Spec {
   /// Check: the module is the checked build (`--sanitize`); the runner turns the simulator's
   /// access checks on and names the harness's buffers to them.
   bool checks = false;
+  /// With `checks`: which sets (cases) are checked, one flag per set (empty: all); the others run
+  /// unchecked, at the plain build's speed.
+  std::vector<bool> checked_sets;
   /// Check: the order in which the simulator starts a block's threads.
   ThreadOrder order = ThreadOrder::forward;
-  std::uint64_t order_seed = 0;  ///< ThreadOrder::shuffled
+  std::vector<ThreadOrder> orders;  ///< per set, where they differ (empty: `order` for all)
+  std::uint64_t order_seed = 0;     ///< ThreadOrder::shuffled
   /// Check: print "cudalab-case N" on stdout before case N (a tool that reports on stdout, such as
   /// compute-sanitizer, can then be read case by case).
   bool case_markers = false;

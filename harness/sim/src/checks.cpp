@@ -75,6 +75,7 @@ struct Region {
   std::uintptr_t end = 0;
   std::uintptr_t zone_end = 0;  // the end of the red zone after it
   void* real = nullptr;         // what to free (allocations)
+  std::uintptr_t returned = 0;  // what cudaMalloc returned (allocations; the harness names a part of it)
   std::string name;             // "y" (a harness buffer), "As" (shared), "" (the submission's cudaMalloc)
   std::size_t element = 0;      // bytes per element where known
   std::size_t inner = 0;        // a 2D shared array's row length
@@ -460,6 +461,7 @@ void allocated(void* real, void* user, std::size_t bytes, std::size_t zone) {
   r->zone_begin = r->begin - zone;
   r->zone_end = r->end + zone;
   r->real = real;
+  r->returned = r->begin;
   r->cells = cells_for(bytes);
   Global& g = global();
   std::lock_guard lock(g.mutex);
@@ -467,11 +469,11 @@ void allocated(void* real, void* user, std::size_t bytes, std::size_t zone) {
   if (tls_ctx != nullptr) tls_ctx->last = nullptr;
 }
 
-void released(void* user) {
+bool released(void* user) {
   Global& g = global();
   std::lock_guard lock(g.mutex);
   Region* r = find_region(reinterpret_cast<std::uintptr_t>(user));
-  if (r == nullptr) return;
+  if (r == nullptr || r->shared || r->returned != reinterpret_cast<std::uintptr_t>(user) || r->freed) return false;
   r->freed = true;
   r->cells = {};
   r->name.clear();
@@ -479,6 +481,7 @@ void released(void* user) {
   g.quarantined += r->end - r->begin;
   release_quarantine(g);
   if (tls_ctx != nullptr) tls_ctx->last = nullptr;
+  return true;
 }
 
 void host_wrote(const void* p, std::size_t bytes) {
@@ -595,7 +598,7 @@ namespace checks = cudalab::sim::checks;
 
 bool device_checks_available() { return true; }
 
-void enable_device_checks() { checks::active = true; }
+void enable_device_checks(bool on) { checks::active = on; }
 
 void name_device_buffer(const void* allocation, const void* buffer, std::size_t bytes, std::size_t element,
                         const std::string& name, bool initialized) {
@@ -776,9 +779,11 @@ void* cudalab_sim_checked_shared(const void* key, size_t bytes, size_t align, co
     r = it->second;
   }
   void* p = reinterpret_cast<void*>(r->begin);
-  if (r->gen != c.block_gen) {
+  // The executor's block count: bumped for every block, with the checks on or off.
+  const auto block = static_cast<std::uint32_t>(cudalab_sim_block_generation);
+  if (r->gen != block) {
     // The block's first thread to get here: poison it, and size it for the launch records.
-    r->gen = c.block_gen;
+    r->gen = block;
     cudalab_sim_shared_block(p, bytes);
   }
   return p;

@@ -27,9 +27,10 @@ std::size_t red_zone(std::size_t bytes);
 /// A device (or managed, or pinned) allocation: [user, user + bytes) between red zones of `zone`
 /// bytes; `real` is what to free. Its contents count as never written.
 void allocated(void* real, void* user, std::size_t bytes, std::size_t zone);
-/// cudaFree: the memory is kept, marked freed (later accesses are use after free), and released
-/// once enough freed memory has piled up.
-void released(void* user);
+/// cudaFree of a checked allocation: the memory is kept, marked freed (later accesses are use
+/// after free), and released once enough freed memory has piled up. False when `user` is not a
+/// checked allocation (made while the checks were off): the caller frees it.
+bool released(void* user);
 /// The host wrote [p, p + bytes) of device memory (a copy, a memset): it counts as written.
 void host_wrote(const void* p, std::size_t bytes);
 

@@ -154,11 +154,9 @@ cudaError_t release(void* ptr, bool pinned) {
     s.allocations.erase(it);
   }
   records::record_free(ptr);
-  if (checks::active) {
-    checks::released(ptr);  // kept a while: an access after this is use after free
-  } else {
-    std::free(ptr);
-  }
+  // A checked allocation is kept a while (an access after this is use after free), whether or
+  // not the checks are still on.
+  if (!checks::released(ptr)) std::free(ptr);
   return cudaSuccess;
 }
 

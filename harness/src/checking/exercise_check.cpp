@@ -687,6 +687,13 @@ bool make_box(const RunnerCall& call, std::optional<RunnerSandbox>& box, CaseRes
   }
 }
 
+/// A case's size as the product of its dimensions: elements, or multiply-adds of a matmul.
+std::int64_t work_of(const Case& c) {
+  std::int64_t work = 1;
+  for (const auto& d : c.dims) work *= std::max<std::int64_t>(d.value, 1);
+  return work;
+}
+
 /// run_cases with the seeds given.
 std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& toolchain, const fs::path& module,
                                          const std::vector<Case>& cases, const std::vector<std::uint64_t>& seeds,
@@ -721,11 +728,18 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
       break;
     }
     call.spec.checks = options.sanitize && toolchain.backend() == Backend::sim;
+
     call.spec.order = options.order;
     call.spec.order_seed = options.seed;
     call.spec.case_markers = !options.runner_prefix.empty();
     call.runner_prefix = options.runner_prefix;
     protocol::Spec spec = make_spec(call, sets, shared, case_of_set, first);
+    if (!options.orders.empty()) spec.orders.assign(options.orders.begin() + first, options.orders.end());
+    if (spec.checks) {
+      // The checks cost some 20 times a plain access: the sizes of up to 2^20 elements (or
+      // multiply-adds) are checked, the rest run plain (the large sizes, 255×257×129 matmuls).
+      for (std::size_t i = first; i < cases.size(); ++i) spec.checked_sets.push_back(work_of(cases[i]) <= (1 << 20));
+    }
     // Under a tool the runner is not locked down: the tool's library in it must reach its files.
     if (options.runner_prefix.empty()) spec.sandbox = box->spec();
     std::size_t replied = 0;
@@ -970,11 +984,7 @@ bool explain_state_kept(const Task& task, const Toolchain& toolchain, const fs::
 
 /// Whether a case is small enough to run again for the sanitize runs: at most 2^16 elements, a few
 /// milliseconds on the simulator, well under a second under compute-sanitizer.
-bool is_small(const Case& c) {
-  std::int64_t elements = 1;
-  for (const auto& d : c.dims) elements *= std::max<std::int64_t>(d.value, 1);
-  return elements <= (std::int64_t{1} << 16);
-}
+bool is_small(const Case& c) { return work_of(c) <= (std::int64_t{1} << 16); }
 
 /// compute-sanitizer: CUDALAB_COMPUTE_SANITIZER, else on PATH, else the toolkit's usual place.
 fs::path find_compute_sanitizer() {
@@ -1002,24 +1012,28 @@ void check_thread_orders(const Task& task, const Toolchain& toolchain, const fs:
     }
   }
   if (small.empty()) return;
-  for (const auto order : {protocol::ThreadOrder::reverse, protocol::ThreadOrder::shuffled}) {
-    CheckOptions again = options;
-    again.sanitize = false;  // the same checked module, its checks off: only the order differs
-    again.order = order;
-    const std::vector<CaseResult> other = run_cases(task, toolchain, module, small, again);
-    for (std::size_t k = 0; k < other.size(); ++k) {
-      if (other[k].verdict != Verdict::wrong_output) continue;
-      CaseResult& r = result.cases[where[k]];
-      protocol::Finding f;
-      f.kind = protocol::FindingKind::order;
-      f.where = fmt::format("right with each block's threads started in order, wrong with them started in {} order ({})",
-                            order == protocol::ThreadOrder::reverse ? "reverse" : "shuffled", other[k].message);
-      r.findings.push_back(f);
-      r.verdict = Verdict::passed;
-      r.details.clear();
-      judge_findings(r.findings, module, r);
-    }
-    if (std::ranges::any_of(result.cases, [](const CaseResult& c) { return c.verdict == Verdict::data_race; })) break;
+  // One runner for both orders: each small case in reverse order, then each shuffled.
+  CheckOptions again = options;
+  again.sanitize = false;  // the same checked module, its checks off: only the order differs
+  std::vector<Case> twice = small;
+  twice.insert(twice.end(), small.begin(), small.end());
+  again.orders.assign(small.size(), protocol::ThreadOrder::reverse);
+  again.orders.resize(twice.size(), protocol::ThreadOrder::shuffled);
+  const std::vector<CaseResult> other = run_cases(task, toolchain, module, twice, again);
+  for (std::size_t i = 0; i < other.size(); ++i) {
+    const std::size_t k = i % small.size();
+    CaseResult& r = result.cases[where[k]];
+    // Reported once per case: in reverse order if it fails there.
+    if (other[i].verdict != Verdict::wrong_output || r.verdict == Verdict::data_race) continue;
+    protocol::Finding f;
+    f.kind = protocol::FindingKind::order;
+    f.where = fmt::format("right with each block's threads started in order, wrong with them started in {} order ({})",
+                          again.orders[i] == protocol::ThreadOrder::reverse ? "reverse" : "shuffled",
+                          other[i].message);
+    r.findings.push_back(f);
+    r.verdict = Verdict::passed;
+    r.details.clear();
+    judge_findings(r.findings, module, r);
   }
 }
 

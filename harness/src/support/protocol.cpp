@@ -254,8 +254,14 @@ void to_json(json& j, const Spec& s) {
            {"gate", s.gate},
            {"sandbox", s.sandbox},
            {"checks", s.checks},
+           {"checked_sets", s.checked_sets},
            {"order", name_of(s.order, order_names)},
            {"order_seed", s.order_seed},
+           {"orders", [&] {
+              json list = json::array();
+              for (const auto o : s.orders) list.push_back(name_of(o, order_names));
+              return list;
+            }()},
            {"case_markers", s.case_markers}};
 }
 
@@ -297,7 +303,19 @@ void from_json(const json& j, Spec& s) {
   s.host_memory = enum_field(j, "host_memory", host_memory_names);
   s.checks = j.contains("checks") && bool_field(j, "checks");
   s.case_markers = j.contains("case_markers") && bool_field(j, "case_markers");
+  s.checked_sets = j.contains("checked_sets") ? list_field<bool>(j, "checked_sets") : std::vector<bool>{};
+  if (!s.checked_sets.empty() && s.checked_sets.size() != s.sets.size()) {
+    throw ProtocolError("field 'checked_sets' does not hold one flag per set");
+  }
   s.order = j.contains("order") ? enum_field(j, "order", order_names) : ThreadOrder::forward;
+  s.orders.clear();
+  if (j.contains("orders")) {
+    const json& list = field(j, "orders");
+    if (!list.is_array() || (!list.empty() && list.size() != s.sets.size())) {
+      throw ProtocolError("field 'orders' does not hold one order per set");
+    }
+    for (const json& o : list) s.orders.push_back(enum_field(json{{"order", o}}, "order", order_names));
+  }
   if (j.contains("order_seed")) {
     const json& seed = field(j, "order_seed");
     if (!seed.is_number_unsigned()) throw ProtocolError("field 'order_seed' is not a seed");

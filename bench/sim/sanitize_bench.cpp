@@ -42,7 +42,7 @@ void BM_Check(benchmark::State& state, const char* exercise, bool sanitize) {
   }
 }
 
-#define CUDALAB_CHECK_BENCH(EX)                                                                     \
+#define CUDALAB_CHECK_BENCH(EX)                                                                      \
   BENCHMARK_CAPTURE(BM_Check, EX##_plain, #EX, false)->Unit(benchmark::kMillisecond)->UseRealTime(); \
   BENCHMARK_CAPTURE(BM_Check, EX##_sanitize, #EX, true)->Unit(benchmark::kMillisecond)->UseRealTime();
 CUDALAB_CHECK_BENCH(01_increment)

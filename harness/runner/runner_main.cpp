@@ -37,10 +37,10 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_support.hpp"
-#include "device_checks.hpp"
 #include "cudalab/detail/parallel.hpp"
 #include "cudalab/protocol.hpp"
 #include "cudalab/timing.hpp"
+#include "device_checks.hpp"
 #include "kernel_tracing.hpp"
 #include "records.hpp"
 #include "sandbox.hpp"

@@ -141,8 +141,8 @@ struct BuggyKernel {
   Backend backend;
   std::string exercise;
   fs::path file;
-  std::string verdict;  ///< "none": no finding, every check passes; "skip": not determined here
-  int line = 0;         ///< 0: no finding expected (the verdict comes from the output)
+  std::string verdict;   ///< "none": no finding, every check passes; "skip": not determined here
+  int line = 0;          ///< 0: no finding expected (the verdict comes from the output)
   std::string must_say;  ///< for "skip" and "none": why
 };
 

@@ -92,12 +92,12 @@ footer { margin-top: 40px; color: var(--muted); font-size: 12.5px; }
 // Verdict colours: green for passed, reds for wrong results, warm tones for runs that broke.
 std::string verdict_color(const std::string& verdict) {
   static const std::map<std::string, std::string> kColors = {
-      {"passed", "#2e8b57"},          {"wrong_output", "#c8423b"},      {"input_modified", "#e06c5e"},
-      {"device_leak", "#b5651d"},     {"requirement_unmet", "#d49a1c"}, {"not_implemented", "#9aa5b1"},
-      {"exception", "#8e44ad"},       {"cuda_error", "#a93f6b"},        {"crash", "#7b2d26"},
-      {"timeout", "#e08a2c"},         {"output_flood", "#c06c84"},      {"compile_error", "#5b3f8c"},
-      {"wrong_signature", "#6c5ce7"}, {"load_error", "#4a5568"},        {"runner_error", "#4a5568"},
-      {"skipped", "#cbd2d9"},         {"not submitted", "#dfe3e8"},     {"out_of_bounds", "#b03060"},
+      {"passed", "#2e8b57"},          {"wrong_output", "#c8423b"},       {"input_modified", "#e06c5e"},
+      {"device_leak", "#b5651d"},     {"requirement_unmet", "#d49a1c"},  {"not_implemented", "#9aa5b1"},
+      {"exception", "#8e44ad"},       {"cuda_error", "#a93f6b"},         {"crash", "#7b2d26"},
+      {"timeout", "#e08a2c"},         {"output_flood", "#c06c84"},       {"compile_error", "#5b3f8c"},
+      {"wrong_signature", "#6c5ce7"}, {"load_error", "#4a5568"},         {"runner_error", "#4a5568"},
+      {"skipped", "#cbd2d9"},         {"not submitted", "#dfe3e8"},      {"out_of_bounds", "#b03060"},
       {"data_race", "#d6336c"},       {"uninitialized_read", "#e8590c"}, {"barrier_error", "#862e9c"}};
   const auto it = kColors.find(verdict);
   return it == kColors.end() ? "#718096" : it->second;

@@ -49,12 +49,12 @@ struct CheckOptions {
 struct CaseResult {
   Case c;
   Verdict verdict = Verdict::passed;
-  std::string message;               ///< one line: what happened
-  std::vector<std::string> details;  ///< mismatches, the submission's output, …
-  std::vector<std::string> hints;    ///< what the mistake looks like
-  double solve_ms = 0;               ///< wall time of solve in the runner (not a benchmark)
-  protocol::Records records;         ///< launches, copies, allocations
-  bool launches_recorded = false;    ///< false where kernel launches could not be traced
+  std::string message;                      ///< one line: what happened
+  std::vector<std::string> details;         ///< mismatches, the submission's output, …
+  std::vector<std::string> hints;           ///< what the mistake looks like
+  double solve_ms = 0;                      ///< wall time of solve in the runner (not a benchmark)
+  protocol::Records records;                ///< launches, copies, allocations
+  bool launches_recorded = false;           ///< false where kernel launches could not be traced
   std::vector<protocol::Finding> findings;  ///< what --sanitize found in device code, in order
 };
 

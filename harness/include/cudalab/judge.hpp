@@ -15,20 +15,20 @@ namespace cudalab {
 /// The outcome of one check, or of a whole exercise (its first failing check).
 enum class Verdict {
   passed,
-  wrong_output,       ///< ran, but the output differs from the reference
-  input_modified,     ///< an input buffer changed
-  out_of_bounds,      ///< device code accessed memory outside a buffer (a guard zone, a red zone, freed memory)
-  data_race,          ///< two threads touched one word with no barrier between (check --sanitize)
+  wrong_output,        ///< ran, but the output differs from the reference
+  input_modified,      ///< an input buffer changed
+  out_of_bounds,       ///< device code accessed memory outside a buffer (a guard zone, a red zone, freed memory)
+  data_race,           ///< two threads touched one word with no barrier between (check --sanitize)
   uninitialized_read,  ///< device code read memory nothing had written (check --sanitize)
-  barrier_error,      ///< a __syncthreads or warp operation not every thread reached (check --sanitize)
-  device_leak,        ///< host-pointer exercise left device memory allocated
-  requirement_unmet,  ///< right output, but not as the exercise demands (no kernel, no shared memory, extra copies)
-  not_implemented,    ///< the skeleton's "not implemented yet" exception
-  exception,          ///< solve threw
-  cuda_error,         ///< a CUDA call, launch or kernel failed
-  crash,              ///< the runner died from a signal
-  timeout,            ///< the runner ran past its time limit
-  output_flood,       ///< the submission printed more than the output limit
+  barrier_error,       ///< a __syncthreads or warp operation not every thread reached (check --sanitize)
+  device_leak,         ///< host-pointer exercise left device memory allocated
+  requirement_unmet,   ///< right output, but not as the exercise demands (no kernel, no shared memory, extra copies)
+  not_implemented,     ///< the skeleton's "not implemented yet" exception
+  exception,           ///< solve threw
+  cuda_error,          ///< a CUDA call, launch or kernel failed
+  crash,               ///< the runner died from a signal
+  timeout,             ///< the runner ran past its time limit
+  output_flood,        ///< the submission printed more than the output limit
   compile_error,
   wrong_signature,  ///< no `solve` with the contract's signature in the module
   load_error,       ///< the module could not be loaded

@@ -282,7 +282,7 @@ struct FindingAccess {
 struct Finding {
   FindingKind kind = FindingKind::out_of_bounds;
   std::string kernel;
-  std::array<unsigned, 3> grid{1, 1, 1};   ///< the launch's shape, to write indices as the code does
+  std::array<unsigned, 3> grid{1, 1, 1};  ///< the launch's shape, to write indices as the code does
   std::array<unsigned, 3> block{1, 1, 1};
   bool shared = false;  ///< shared memory (else global)
   std::string target;   ///< what was accessed, in the source's words: "y[1000]", "As[3][5]"
@@ -296,7 +296,7 @@ struct Finding {
   /// after the read (the writer had read first: a barrier is missing before the overwrite;
   /// `access` is the write).
   bool write_first = false;
-  std::size_t count = 1;               ///< accesses alike
+  std::size_t count = 1;  ///< accesses alike
 };
 /// At most this many findings in a reply, each text field at most kMaxFindingTextBytes long.
 inline constexpr std::size_t kMaxFindings = 16;

@@ -46,8 +46,8 @@ constexpr std::size_t kArenaZone = 256;
 constexpr std::size_t kDynamicBytes = 232448;  // the opt-in maximum (internal.hpp's kSharedPerBlockOptin)
 constexpr std::size_t kStaticStart = kArenaZone + kDynamicBytes + kArenaZone;
 
-constexpr std::uint8_t kMany = 1;    // read: more than one thread read the word in this interval
-constexpr std::uint8_t kAtomic = 2;  // the access was an atomic
+constexpr std::uint8_t kMany = 1;           // read: more than one thread read the word in this interval
+constexpr std::uint8_t kAtomic = 2;         // the access was an atomic
 constexpr std::uint8_t kAfterOwnWrite = 4;  // the thread had written in this barrier interval before
 constexpr std::uint8_t kAfterOwnRead = 8;   // the thread had read in this barrier interval before
 
@@ -81,7 +81,7 @@ struct Region {
   std::size_t inner = 0;        // a 2D shared array's row length
   bool shared = false;
   bool freed = false;
-  bool dynamic = false;  // the extern __shared__ area
+  bool dynamic = false;   // the extern __shared__ area
   std::uint32_t gen = 0;  // shared: the block run it was last poisoned for
   std::vector<Cell> cells;
 };
@@ -204,9 +204,9 @@ std::string plural(std::size_t n, const char* one) { return std::to_string(n) + 
 std::string element_name(const Region& r, std::uintptr_t a, unsigned size) {
   const std::size_t element = r.element != 0 ? r.element : std::max<unsigned>(size, 1);
   const auto offset = static_cast<std::int64_t>(a) - static_cast<std::int64_t>(r.begin);
-  const std::int64_t index = offset >= 0 ? offset / static_cast<std::int64_t>(element)
-                                         : -((-offset + static_cast<std::int64_t>(element) - 1) /
-                                             static_cast<std::int64_t>(element));
+  const std::int64_t index =
+      offset >= 0 ? offset / static_cast<std::int64_t>(element)
+                  : -((-offset + static_cast<std::int64_t>(element) - 1) / static_cast<std::int64_t>(element));
   if (r.name.empty()) {
     return "element " + std::to_string(index) + " (of " + std::to_string(element) + " bytes) of a " +
            std::to_string(r.end - r.begin) + "-byte " + (r.shared ? "shared array" : "cudaMalloc allocation");
@@ -323,9 +323,9 @@ void check_cells(Ctx& c, Region& r, std::uintptr_t a, unsigned size, bool write,
   bool reported_race = false;
   // What this thread did before in the barrier interval: orders a racing write and read (report_race).
   const std::uint64_t interval = (std::uint64_t{c.block_gen} << 32) | (c.epoch + 1);
-  const std::uint8_t own = static_cast<std::uint8_t>((c.wrote_in[c.thread] == interval ? kAfterOwnWrite : 0) |
-                                                     (c.read_in[c.thread] == interval ? kAfterOwnRead : 0) |
-                                                     (c.atomic ? kAtomic : 0));
+  const std::uint8_t own =
+      static_cast<std::uint8_t>((c.wrote_in[c.thread] == interval ? kAfterOwnWrite : 0) |
+                                (c.read_in[c.thread] == interval ? kAfterOwnRead : 0) | (c.atomic ? kAtomic : 0));
   for (std::uintptr_t w = first; w <= last; ++w) {
     Cell& cell = r.cells[w];
     const std::uintptr_t word = r.begin + w * kWord;
@@ -664,14 +664,18 @@ void __tsan_vptr_read(void**) {}
 void __tsan_ignore_thread_begin(void) {}
 void __tsan_ignore_thread_end(void) {}
 
-#define CUDALAB_SIM_CHECK_SIZE(n)                                                                              \
-  void __tsan_read##n(void* a) { check(reinterpret_cast<std::uintptr_t>(a), n, false, caller(__builtin_return_address(0))); } \
-  void __tsan_write##n(void* a) { check(reinterpret_cast<std::uintptr_t>(a), n, true, caller(__builtin_return_address(0))); } \
-  void __tsan_unaligned_read##n(void* a) {                                                                     \
-    check(reinterpret_cast<std::uintptr_t>(a), n, false, caller(__builtin_return_address(0)));                 \
-  }                                                                                                            \
-  void __tsan_unaligned_write##n(void* a) {                                                                    \
-    check(reinterpret_cast<std::uintptr_t>(a), n, true, caller(__builtin_return_address(0)));                  \
+#define CUDALAB_SIM_CHECK_SIZE(n)                                                              \
+  void __tsan_read##n(void* a) {                                                               \
+    check(reinterpret_cast<std::uintptr_t>(a), n, false, caller(__builtin_return_address(0))); \
+  }                                                                                            \
+  void __tsan_write##n(void* a) {                                                              \
+    check(reinterpret_cast<std::uintptr_t>(a), n, true, caller(__builtin_return_address(0)));  \
+  }                                                                                            \
+  void __tsan_unaligned_read##n(void* a) {                                                     \
+    check(reinterpret_cast<std::uintptr_t>(a), n, false, caller(__builtin_return_address(0))); \
+  }                                                                                            \
+  void __tsan_unaligned_write##n(void* a) {                                                    \
+    check(reinterpret_cast<std::uintptr_t>(a), n, true, caller(__builtin_return_address(0)));  \
   }
 CUDALAB_SIM_CHECK_SIZE(1)
 CUDALAB_SIM_CHECK_SIZE(2)
@@ -694,52 +698,75 @@ void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); 
 
 // Every atomic of every width ThreadSanitizer names; the memory orders are all done as seq_cst
 // (stronger than asked, which a checked run can afford).
-#define CUDALAB_SIM_ATOMICS(bits, T)                                                                                 \
-  T __tsan_atomic##bits##_load(const volatile T* a, int) {                                                            \
-    return atomic_access(const_cast<volatile T*>(a), [&] { return __atomic_load_n(a, __ATOMIC_SEQ_CST); },            \
-                         __builtin_return_address(0));                                                                \
-  }                                                                                                                   \
-  void __tsan_atomic##bits##_store(volatile T* a, T v, int) {                                                         \
-    atomic_access(a, [&] { __atomic_store_n(a, v, __ATOMIC_SEQ_CST); return T{}; }, __builtin_return_address(0), false); \
-  }                                                                                                                   \
-  T __tsan_atomic##bits##_exchange(volatile T* a, T v, int) {                                                         \
-    return atomic_access(a, [&] { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0), \
-                         false);                                                                                      \
-  }                                                                                                                   \
-  T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int) {                                                        \
-    return atomic_access(a, [&] { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0));  \
-  }                                                                                                                   \
-  T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int) {                                                        \
-    return atomic_access(a, [&] { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0));  \
-  }                                                                                                                   \
-  T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int) {                                                        \
-    return atomic_access(a, [&] { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0));  \
-  }                                                                                                                   \
-  T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int) {                                                         \
-    return atomic_access(a, [&] { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0));   \
-  }                                                                                                                   \
-  T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int) {                                                        \
-    return atomic_access(a, [&] { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0));  \
-  }                                                                                                                   \
-  T __tsan_atomic##bits##_fetch_nand(volatile T* a, T v, int) {                                                       \
-    return atomic_access(a, [&] { return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0)); \
-  }                                                                                                                   \
-  int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* expected, T v, int, int) {                      \
-    return atomic_access(                                                                                             \
-        a, [&] { return static_cast<T>(__atomic_compare_exchange_n(a, expected, v, false, __ATOMIC_SEQ_CST,          \
-                                                                   __ATOMIC_SEQ_CST)); },                            \
-        __builtin_return_address(0)) != 0;                                                                            \
-  }                                                                                                                   \
-  int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* expected, T v, int, int) {                        \
-    return atomic_access(                                                                                             \
-        a, [&] { return static_cast<T>(__atomic_compare_exchange_n(a, expected, v, true, __ATOMIC_SEQ_CST,           \
-                                                                   __ATOMIC_SEQ_CST)); },                            \
-        __builtin_return_address(0)) != 0;                                                                            \
-  }                                                                                                                   \
-  T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T expected, T v, int, int) {                            \
-    return atomic_access(                                                                                             \
-        a, [&] { __atomic_compare_exchange_n(a, &expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return expected; }, \
-        __builtin_return_address(0));                                                                                 \
+#define CUDALAB_SIM_ATOMICS(bits, T)                                                                          \
+  T __tsan_atomic##bits##_load(const volatile T* a, int) {                                                    \
+    return atomic_access(                                                                                     \
+        const_cast<volatile T*>(a), [&] { return __atomic_load_n(a, __ATOMIC_SEQ_CST); },                     \
+        __builtin_return_address(0));                                                                         \
+  }                                                                                                           \
+  void __tsan_atomic##bits##_store(volatile T* a, T v, int) {                                                 \
+    atomic_access(                                                                                            \
+        a,                                                                                                    \
+        [&] {                                                                                                 \
+          __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                           \
+          return T{};                                                                                         \
+        },                                                                                                    \
+        __builtin_return_address(0), false);                                                                  \
+  }                                                                                                           \
+  T __tsan_atomic##bits##_exchange(volatile T* a, T v, int) {                                                 \
+    return atomic_access(                                                                                     \
+        a, [&] { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0), false);  \
+  }                                                                                                           \
+  T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int) {                                                \
+    return atomic_access(                                                                                     \
+        a, [&] { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0));          \
+  }                                                                                                           \
+  T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int) {                                                \
+    return atomic_access(                                                                                     \
+        a, [&] { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0));          \
+  }                                                                                                           \
+  T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int) {                                                \
+    return atomic_access(                                                                                     \
+        a, [&] { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0));          \
+  }                                                                                                           \
+  T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int) {                                                 \
+    return atomic_access(                                                                                     \
+        a, [&] { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0));           \
+  }                                                                                                           \
+  T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int) {                                                \
+    return atomic_access(                                                                                     \
+        a, [&] { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0));          \
+  }                                                                                                           \
+  T __tsan_atomic##bits##_fetch_nand(volatile T* a, T v, int) {                                               \
+    return atomic_access(                                                                                     \
+        a, [&] { return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST); }, __builtin_return_address(0));         \
+  }                                                                                                           \
+  int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* expected, T v, int, int) {              \
+    return atomic_access(                                                                                     \
+               a,                                                                                             \
+               [&] {                                                                                          \
+                 return static_cast<T>(                                                                       \
+                     __atomic_compare_exchange_n(a, expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)); \
+               },                                                                                             \
+               __builtin_return_address(0)) != 0;                                                             \
+  }                                                                                                           \
+  int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* expected, T v, int, int) {                \
+    return atomic_access(                                                                                     \
+               a,                                                                                             \
+               [&] {                                                                                          \
+                 return static_cast<T>(                                                                       \
+                     __atomic_compare_exchange_n(a, expected, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));  \
+               },                                                                                             \
+               __builtin_return_address(0)) != 0;                                                             \
+  }                                                                                                           \
+  T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T expected, T v, int, int) {                    \
+    return atomic_access(                                                                                     \
+        a,                                                                                                    \
+        [&] {                                                                                                 \
+          __atomic_compare_exchange_n(a, &expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);            \
+          return expected;                                                                                    \
+        },                                                                                                    \
+        __builtin_return_address(0));                                                                         \
   }
 CUDALAB_SIM_ATOMICS(8, std::uint8_t)
 CUDALAB_SIM_ATOMICS(16, std::uint16_t)

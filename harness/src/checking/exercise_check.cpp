@@ -754,7 +754,8 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
     if (options.runner_output != nullptr) {
       // Renumbered from this process's first case, so that markers name cases of the whole run.
       std::string text = run.p.output;
-      for (std::size_t at = text.find("cudalab-case "); at != std::string::npos; at = text.find("cudalab-case ", at + 1)) {
+      for (std::size_t at = text.find("cudalab-case "); at != std::string::npos;
+           at = text.find("cudalab-case ", at + 1)) {
         const std::size_t end = text.find('\n', at);
         const std::size_t k = std::strtoul(text.c_str() + at + 13, nullptr, 10);
         text.replace(at + 13, end - at - 13, std::to_string(first + k));
@@ -990,7 +991,8 @@ bool is_small(const Case& c) { return work_of(c) <= (std::int64_t{1} << 16); }
 fs::path find_compute_sanitizer() {
   if (const char* env = std::getenv("CUDALAB_COMPUTE_SANITIZER"); env != nullptr && *env != '\0') return env;
   if (fs::path p = find_on_path("compute-sanitizer"); !p.empty()) return p;
-  for (const char* p : {"/usr/local/cuda/bin/compute-sanitizer", "/usr/local/cuda/compute-sanitizer/compute-sanitizer"}) {
+  for (const char* p :
+       {"/usr/local/cuda/bin/compute-sanitizer", "/usr/local/cuda/compute-sanitizer/compute-sanitizer"}) {
     if (is_executable(p)) return p;
   }
   return {};
@@ -1028,8 +1030,7 @@ void check_thread_orders(const Task& task, const Toolchain& toolchain, const fs:
     protocol::Finding f;
     f.kind = protocol::FindingKind::order;
     f.where = fmt::format("right with each block's threads started in order, wrong with them started in {} order ({})",
-                          again.orders[i] == protocol::ThreadOrder::reverse ? "reverse" : "shuffled",
-                          other[i].message);
+                          again.orders[i] == protocol::ThreadOrder::reverse ? "reverse" : "shuffled", other[i].message);
     r.findings.push_back(f);
     r.verdict = Verdict::passed;
     r.details.clear();

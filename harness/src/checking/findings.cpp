@@ -7,8 +7,8 @@
 #include <fstream>
 #include <regex>
 #include <set>
-#include <tuple>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -85,12 +85,14 @@ std::pair<std::string, std::string> describe(const Finding& f, const std::map<st
             "a thread whose index is past the last element must not touch memory: check the index against the size "
             "(`if (i < n)`) before every load and store, including the reads of a reduction tree";
       }
-      return {fmt::format("{}{} {} {} {}: {}", where_at, who(f.access, f), in_kernel, verb(f.access), f.target, f.where),
-              fix};
+      return {
+          fmt::format("{}{} {} {} {}: {}", where_at, who(f.access, f), in_kernel, verb(f.access), f.target, f.where),
+          fix};
     }
     case FindingKind::use_after_free:
-      return {fmt::format("{}{} {} {} {}: {}", where_at, who(f.access, f), in_kernel, verb(f.access), f.target, f.where),
-              "cudaFree device memory only after the last kernel and copy that use it"};
+      return {
+          fmt::format("{}{} {} {} {}: {}", where_at, who(f.access, f), in_kernel, verb(f.access), f.target, f.where),
+          "cudaFree device memory only after the last kernel and copy that use it"};
     case FindingKind::misaligned:
       return {fmt::format("{}{} {} {} {} with a misaligned address: {}", where_at, who(f.access, f), in_kernel,
                           verb(f.access), f.target, f.where),
@@ -113,17 +115,18 @@ std::pair<std::string, std::string> describe(const Finding& f, const std::map<st
             "or have each block write its own slot and add the slots in a second step";
       } else if (f.other && f.access.write != f.other->write && f.write_first) {
         // access is the read that came too early
-        text = fmt::format("{}{} {} read {} before {} wrote it{}, with no barrier between: a data race on {}",
-                           where_at, who(f.access, f), in_kernel, f.target, then_who, then_where, memory);
+        text = fmt::format("{}{} {} read {} before {} wrote it{}, with no barrier between: a data race on {}", where_at,
+                           who(f.access, f), in_kernel, f.target, then_who, then_where, memory);
         fix = f.shared ? "add __syncthreads() between writing shared memory and reading what other threads wrote "
                          "(after loading a tile, before using it; between the steps of a reduction tree)"
                        : "threads of a block see each other's global writes only after __syncthreads(): add one "
                          "between the write and the read";
       } else if (f.other && f.access.write != f.other->write) {
         // access is the write that came too early
-        text = fmt::format("{}{} {} overwrote {} while {} could still read it{}, with no barrier between: a data race "
-                           "on {}",
-                           where_at, who(f.access, f), in_kernel, f.target, then_who, then_where, memory);
+        text = fmt::format(
+            "{}{} {} overwrote {} while {} could still read it{}, with no barrier between: a data race "
+            "on {}",
+            where_at, who(f.access, f), in_kernel, f.target, then_who, then_where, memory);
         fix =
             "add __syncthreads() before overwriting memory that other threads may still be reading (in a tiled "
             "loop: at the end of each iteration, before the next tile is loaded)";
@@ -297,7 +300,8 @@ void judge_findings(const std::vector<Finding>& findings, const fs::path& module
   std::vector<std::string> hints{fix};
   for (std::size_t i = 1; i < kept.size(); ++i) {
     const auto [text, other_fix] = describe(kept[i].first, places);
-    details.push_back(text + (kept[i].first.count > 1 ? fmt::format(" ({} accesses like it)", kept[i].first.count) : ""));
+    details.push_back(text +
+                      (kept[i].first.count > 1 ? fmt::format(" ({} accesses like it)", kept[i].first.count) : ""));
     if (std::ranges::find(hints, other_fix) == hints.end()) hints.push_back(other_fix);
   }
   details.insert(details.end(), r.details.begin(), r.details.end());

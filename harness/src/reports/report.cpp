@@ -207,8 +207,8 @@ json check_report_json(const std::vector<ExerciseResult>& results, const std::st
         json findings = json::array();
         for (const auto& f : c.findings) {
           const auto access = [](const protocol::FindingAccess& a) {
-            return json{{"block", a.block}, {"thread", a.thread}, {"write", a.write}, {"atomic", a.atomic},
-                        {"line", a.line}};
+            return json{
+                {"block", a.block}, {"thread", a.thread}, {"write", a.write}, {"atomic", a.atomic}, {"line", a.line}};
           };
           json one{{"kind", protocol::finding_kind_name(f.kind)},
                    {"kernel", f.kernel},

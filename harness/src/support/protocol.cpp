@@ -148,8 +148,8 @@ std::string short_text(const json& j, const char* key) {
 }
 
 json access_json(const FindingAccess& a) {
-  return json{{"block", a.block}, {"thread", a.thread}, {"write", a.write},
-              {"atomic", a.atomic}, {"pc", a.pc},       {"line", a.line}};
+  return json{{"block", a.block},   {"thread", a.thread}, {"write", a.write},
+              {"atomic", a.atomic}, {"pc", a.pc},         {"line", a.line}};
 }
 
 FindingAccess access_from(const json& j) {
@@ -257,7 +257,8 @@ void to_json(json& j, const Spec& s) {
            {"checked_sets", s.checked_sets},
            {"order", name_of(s.order, order_names)},
            {"order_seed", s.order_seed},
-           {"orders", [&] {
+           {"orders",
+            [&] {
               json list = json::array();
               for (const auto o : s.orders) list.push_back(name_of(o, order_names));
               return list;
@@ -510,7 +511,8 @@ void from_json(const json& j, Reply& r) {
   r.findings.clear();
   if (j.contains("findings")) {
     const json& findings = field(j, "findings");
-    if (!findings.is_array() || findings.size() > kMaxFindings) throw ProtocolError("field 'findings' is not a short list");
+    if (!findings.is_array() || findings.size() > kMaxFindings)
+      throw ProtocolError("field 'findings' is not a short list");
     for (const json& one : findings) {
       Finding f;
       f.kind = enum_field(one, "kind", finding_names);

@@ -595,8 +595,7 @@ inline void* untyped_address(T& v) {
 /// The checked build (`cudalab check --sanitize`): `name` refers to this block's copy in the
 /// runtime's shared-memory arena, between red zones, and the compiler instruments every access
 /// through it (a `static thread_local` accessed directly would not be).
-#define CUDALAB_SIM_SHARED(name, storage) \
-  auto& name = *::cudalab_sim::checked_shared(&storage, #name)
+#define CUDALAB_SIM_SHARED(name, storage) auto& name = *::cudalab_sim::checked_shared(&storage, #name)
 #endif
 
 #define CUDALAB_SIM_CONCAT2(a, b) a##b

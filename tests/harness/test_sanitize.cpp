@@ -316,7 +316,7 @@ cudalab-case 2
   EXPECT_EQ(oob.access.thread, (std::array<unsigned, 3>{232, 0, 0}));
   EXPECT_EQ(oob.access.block, (std::array<unsigned, 3>{3, 0, 0}));
   EXPECT_EQ(places.at(oob.access.pc).line, 9);
-  EXPECT_EQ(oob.where, "1 bytes past the end of a 4000-byte allocation");
+  EXPECT_EQ(oob.where, "right past the end of a 4000-byte allocation");
 
   const auto& [case2, race] = found[1];
   EXPECT_EQ(case2, 2u);

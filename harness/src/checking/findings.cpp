@@ -420,8 +420,11 @@ std::vector<std::pair<std::size_t, Finding>> parse_compute_sanitizer(const std::
     f.where = (said.empty() ? head : said).substr(0, 300);
     static const std::regex after_re(R"(is (\d+) bytes? after the nearest allocation at \S+ of size (\d+) bytes?)");
     static const std::regex before_re(R"(is (\d+) bytes? before the nearest allocation at \S+ of size (\d+) bytes?)");
+    // The tool counts from the last byte: "1 bytes after" starts right at the end.
     if (std::regex_search(said, m, after_re)) {
-      f.where = fmt::format("{} bytes past the end of a {}-byte allocation", m[1].str(), m[2].str());
+      const unsigned long gap = std::stoul(m[1].str()) - 1;
+      f.where = gap == 0 ? fmt::format("right past the end of a {}-byte allocation", m[2].str())
+                         : fmt::format("{} bytes past the end of a {}-byte allocation", gap, m[2].str());
     } else if (std::regex_search(said, m, before_re)) {
       f.where = fmt::format("{} bytes before the start of a {}-byte allocation", m[1].str(), m[2].str());
     }

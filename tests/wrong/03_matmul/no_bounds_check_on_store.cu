@@ -1,6 +1,6 @@
 // expect: out_of_bounds | past the end of C
 // finding: out_of_bounds | 33 | past the end of C
-// finding on gpu: out_of_bounds | 33 | bytes past the end of a
+// finding on gpu: out_of_bounds | 33 | past the end of a
 // never: a buffer of one element
 // Bug: the tiles are loaded with bounds checks, but the result is stored without one. Threads of
 // the last row of blocks whose row is M or more write past the end of C (and threads whose column

@@ -1,6 +1,6 @@
 // expect: out_of_bounds | past the end of y
 // finding: out_of_bounds | 51 | past the end of y
-// finding on gpu: out_of_bounds | 51 | bytes past the end of a
+// finding on gpu: out_of_bounds | 51 | past the end of a
 // never: a buffer of one element
 // never: wrong output
 // Bug: the scaling kernel has no `if (i < n)`: the grid is rounded up to whole blocks of 256, so

@@ -1,6 +1,6 @@
 // expect: out_of_bounds | partial results need memory of their own
 // finding: out_of_bounds | 35 | past the end of sum
-// finding on gpu: out_of_bounds | 35 | bytes past the end of a
+// finding on gpu: out_of_bounds | 35 | past the end of a
 // Bug: each block stores its partial sum in sum[blockIdx.x], as if sum were an array with one
 // element per block, and a second kernel adds them up into sum[0]. sum holds one float: every
 // block after the first writes past its end, into memory that is not the kernel's.

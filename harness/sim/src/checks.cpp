@@ -25,6 +25,7 @@
 #include <random>
 #include <vector>
 
+#include "internal.hpp"
 #include "runner/device_checks.hpp"
 
 namespace cudalab::sim::checks {
@@ -242,6 +243,33 @@ void report_access(FindingKind kind, const Ctx& c, const Region& r, std::uintptr
   now.block = c.block;
   now.thread = c.thread;
   now.flags = c.atomic ? kAtomic : 0;
+  f.access = access_of(c, now, write);
+  add(std::move(f), pc, 0);
+}
+
+Region* find_region(std::uintptr_t a);
+
+/// A pointer of a type needing `align` bytes of alignment used at `address` (UBSan's check).
+void report_misaligned(const Ctx& c, std::uintptr_t address, std::uintptr_t align, const char* type, bool write,
+                       std::uintptr_t pc) {
+  if (counted(FindingKind::misaligned, pc, 0, 0)) return;
+  Region* r = find_region(address);
+  protocol::Finding f;
+  f.kind = FindingKind::misaligned;
+  f.kernel = c.desc->name;
+  f.target = r != nullptr ? element_name(*r, address, 4) : "memory";
+  f.shared = r != nullptr && r->shared;
+  std::string name = type;  // UBSan's words: 'const struct float4'
+  std::erase(name, '\'');
+  for (const char* word : {"const ", "struct ", "volatile "}) {
+    for (std::size_t at = name.find(word); at != std::string::npos; at = name.find(word)) name.erase(at, std::strlen(word));
+  }
+  f.where = "a " + (name.empty() ? std::string("value") : name) + " needs an address that is a multiple of " +
+            std::to_string(align) + " bytes; this one is " + std::to_string(address % align) + " bytes past one";
+  Stamp now;
+  now.pc = pc;
+  now.block = c.block;
+  now.thread = c.thread;
   f.access = access_of(c, now, write);
   add(std::move(f), pc, 0);
 }
@@ -484,6 +512,25 @@ bool released(void* user) {
   return true;
 }
 
+bool freed(const void* p) {
+  Global& g = global();
+  std::lock_guard lock(g.mutex);
+  const Region* r = find_region(reinterpret_cast<std::uintptr_t>(p));
+  return r != nullptr && r->freed;
+}
+
+void report_launch(protocol::FindingKind kind, const char* kernel, const std::string& argument, std::uintptr_t pc) {
+  if (counted(kind, pc, 0, 0)) return;
+  protocol::Finding f;
+  f.kind = kind;
+  f.kernel = kernel;
+  f.target = argument;
+  f.where = "memory that cudaFree had released, passed to the kernel";
+  f.access.pc = module_offset(pc);
+  f.grid = {0, 0, 0};  // no thread of the kernel ran
+  add(std::move(f), pc, 0);
+}
+
 void host_wrote(const void* p, std::size_t bytes) {
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   Global& g = global();
@@ -655,6 +702,38 @@ T atomic_access(volatile T* a, F op, void* ret, bool reads = true) {
 }  // namespace
 
 extern "C" {
+
+// GCC's -fsanitize=alignment: a pointer of a type that needs more alignment than its address has
+// (a float4 read at a 4-byte boundary); the compiler splits such reads into 4-byte ones, so this
+// is where a misaligned vector access shows. UBSan's layout of what it passes.
+struct UbsanLocation {
+  const char* file;
+  std::uint32_t line;
+  std::uint32_t column;
+};
+struct UbsanType {
+  std::uint16_t kind;
+  std::uint16_t info;
+  char name[1];
+};
+struct UbsanMismatch {
+  UbsanLocation location;
+  const UbsanType* type;
+  unsigned char log_alignment;
+  unsigned char check_kind;  // 0 load, 1 store, others: member access, calls, …
+};
+
+void __ubsan_handle_type_mismatch_v1(UbsanMismatch* data, std::uintptr_t address) {
+  using namespace cudalab::sim::checks;
+  Ctx* c = tls_ctx;
+  if (c == nullptr || !c->in_kernel || address == 0 || data == nullptr) return;
+  const std::uintptr_t align = std::uintptr_t{1} << data->log_alignment;
+  if (address % align == 0) return;
+  report_misaligned(*c, address, align, data->type != nullptr ? data->type->name : "",
+                    data->check_kind == 1, caller(__builtin_return_address(0)));
+  // The access itself would fault on the host (an aligned vector load); on a GPU it ends the kernel.
+  cudalab::sim::fault_in_kernel(cudaErrorMisalignedAddress, "misaligned address");
+}
 
 void __tsan_init(void) {}
 void __tsan_func_entry(void*) {}

@@ -31,6 +31,11 @@ void allocated(void* real, void* user, std::size_t bytes, std::size_t zone);
 /// after free), and released once enough freed memory has piled up. False when `user` is not a
 /// checked allocation (made while the checks were off): the caller frees it.
 bool released(void* user);
+/// Whether `p` lies in a checked allocation that cudaFree released.
+bool freed(const void* p);
+/// A launch that passes freed memory (kind use_after_free): `argument` names it; `pc` is the
+/// launch's return address in the module.
+void report_launch(protocol::FindingKind kind, const char* kernel, const std::string& argument, std::uintptr_t pc);
 /// The host wrote [p, p + bytes) of device memory (a copy, a memset): it counts as written.
 void host_wrote(const void* p, std::size_t bytes);
 

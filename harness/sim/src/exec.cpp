@@ -104,6 +104,7 @@ struct Job {
   std::atomic<bool> failed{false};
   std::mutex mutex;
   std::string message;
+  cudaError_t error = cudaErrorLaunchFailure;  // what a failed launch leaves sticky
   std::size_t static_shared = 0;
   std::vector<void* (*)(std::size_t*)> namespace_shared;  // accessors, snapshot at launch
 };
@@ -624,6 +625,18 @@ int host_pointer_argument(const cudalab_sim_launch_desc& d) {
 
 }  // namespace
 
+void fault_in_kernel(cudaError_t error, const std::string& what) {
+  Worker* wp = tls_worker;
+  if (wp == nullptr || wp->thread == nullptr || wp->job == nullptr) return;
+  Worker& w = *wp;
+  {
+    std::lock_guard lock(w.job->mutex);
+    if (!w.job->failed.load()) w.job->error = error;
+  }
+  fail(w, where(w) + ": " + what);
+  park(w, *w.thread);  // never resumed: the block is abandoned
+}
+
 unsigned host_workers() {
   static const unsigned n = [] {
     if (const char* env = std::getenv("CUDALAB_SIM_THREADS")) {
@@ -683,9 +696,17 @@ void cudalab_sim_launch(const cudalab_sim_launch_desc* desc, void (*thunk)(void*
   // host pointer is an illegal address, which sticks.
   if (const int bad = host_pointer_argument(*desc); bad >= 0) {
     const std::string text = argument_text(desc->arg_text, desc->nargs, static_cast<unsigned>(bad));
-    const std::string cause = "argument " + std::to_string(bad + 1) + (text.empty() ? "" : " (" + text + ")") +
-                              " is a host pointer: device code cannot read or write host memory; cudaMalloc device "
-                              "memory, cudaMemcpy the data there and pass that pointer";
+    const std::string argument = "argument " + std::to_string(bad + 1) + (text.empty() ? "" : " (" + text + ")");
+    // With the checks on, freed memory is still known: the pointer is not a host pointer.
+    const bool freed = checks::active && checks::freed(desc->pointers[bad]);
+    const std::string cause =
+        freed ? argument + " points to device memory that cudaFree already released"
+              : argument + " is a host pointer: device code cannot read or write host memory; cudaMalloc device "
+                           "memory, cudaMemcpy the data there and pass that pointer";
+    if (freed) {
+      checks::report_launch(cudalab::protocol::FindingKind::use_after_free, desc->name, argument,
+                            reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
+    }
     std::fprintf(stderr, "cudalab-sim: kernel '%s' %s\n", desc->name, cause.c_str());
     std::fflush(stderr);
     char config[96];
@@ -727,7 +748,7 @@ void cudalab_sim_launch(const cudalab_sim_launch_desc* desc, void (*thunk)(void*
   if (job.failed.load()) {
     std::fprintf(stderr, "cudalab-sim: %s\n", job.message.c_str());
     std::fflush(stderr);
-    set_sticky(cudaErrorLaunchFailure);
+    set_sticky(job.error);
   }
 }
 

@@ -32,6 +32,9 @@ std::size_t max_dynamic_shared(const void* fn);
 /// Whether device code may use `p`: it lies in a device, managed or pinned allocation or a
 /// registered symbol, or one past its end.
 bool device_accessible(const void* p);
+/// Ends the calling CUDA thread's kernel with `error` (sticky), as a GPU ends a kernel that makes a
+/// misaligned access: the block stops, the launch fails with `what`. No-op outside a kernel.
+void fault_in_kernel(cudaError_t error, const std::string& what);
 /// Appends a launch record if recording.
 void record_launch(const cudalab_sim_launch_desc& desc, std::size_t static_shared);
 

@@ -90,6 +90,10 @@ std::pair<std::string, std::string> describe(const Finding& f, const std::map<st
           fix};
     }
     case FindingKind::use_after_free:
+      if (f.grid[0] == 0) {  // found at the launch: no thread ran
+        return {fmt::format("{}the launch of kernel '{}' passes {}: {}", where_at, f.kernel, f.target, f.where),
+                "cudaFree device memory only after the last kernel and copy that use it"};
+      }
       return {
           fmt::format("{}{} {} {} {}: {}", where_at, who(f.access, f), in_kernel, verb(f.access), f.target, f.where),
           "cudaFree device memory only after the last kernel and copy that use it"};

@@ -262,7 +262,8 @@ void report_misaligned(const Ctx& c, std::uintptr_t address, std::uintptr_t alig
   std::string name = type;  // UBSan's words: 'const struct float4'
   std::erase(name, '\'');
   for (const char* word : {"const ", "struct ", "volatile "}) {
-    for (std::size_t at = name.find(word); at != std::string::npos; at = name.find(word)) name.erase(at, std::strlen(word));
+    for (std::size_t at = name.find(word); at != std::string::npos; at = name.find(word))
+      name.erase(at, std::strlen(word));
   }
   f.where = "a " + (name.empty() ? std::string("value") : name) + " needs an address that is a multiple of " +
             std::to_string(align) + " bytes; this one is " + std::to_string(address % align) + " bytes past one";
@@ -729,8 +730,8 @@ void __ubsan_handle_type_mismatch_v1(UbsanMismatch* data, std::uintptr_t address
   if (c == nullptr || !c->in_kernel || address == 0 || data == nullptr) return;
   const std::uintptr_t align = std::uintptr_t{1} << data->log_alignment;
   if (address % align == 0) return;
-  report_misaligned(*c, address, align, data->type != nullptr ? data->type->name : "",
-                    data->check_kind == 1, caller(__builtin_return_address(0)));
+  report_misaligned(*c, address, align, data->type != nullptr ? data->type->name : "", data->check_kind == 1,
+                    caller(__builtin_return_address(0)));
   // The access itself would fault on the host (an aligned vector load); on a GPU it ends the kernel.
   cudalab::sim::fault_in_kernel(cudaErrorMisalignedAddress, "misaligned address");
 }

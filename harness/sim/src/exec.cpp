@@ -701,8 +701,9 @@ void cudalab_sim_launch(const cudalab_sim_launch_desc* desc, void (*thunk)(void*
     const bool freed = checks::active && checks::freed(desc->pointers[bad]);
     const std::string cause =
         freed ? argument + " points to device memory that cudaFree already released"
-              : argument + " is a host pointer: device code cannot read or write host memory; cudaMalloc device "
-                           "memory, cudaMemcpy the data there and pass that pointer";
+              : argument +
+                    " is a host pointer: device code cannot read or write host memory; cudaMalloc device "
+                    "memory, cudaMemcpy the data there and pass that pointer";
     if (freed) {
       checks::report_launch(cudalab::protocol::FindingKind::use_after_free, desc->name, argument,
                             reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));

@@ -141,9 +141,10 @@ class SimToolchain final : public Toolchain {
       // libcudalab_sim.so's checks, not by GCC's runtime: hence no default libraries); debug lines
       // map each call back to the student's line; accesses stay as the source wrote them (no
       // vectorised or merged ones that a GPU would not make).
-      const std::vector<std::string> checked = {
-          "-DCUDALAB_SIM_CHECKS=1",  "-gdwarf-4",          "-fsanitize=thread", "-fsanitize=alignment", "-fno-tree-vectorize",
-          "-fno-tree-slp-vectorize", "-fno-store-merging", "-nodefaultlibs"};
+      const std::vector<std::string> checked = {"-DCUDALAB_SIM_CHECKS=1", "-gdwarf-4",
+                                                "-fsanitize=thread",      "-fsanitize=alignment",
+                                                "-fno-tree-vectorize",    "-fno-tree-slp-vectorize",
+                                                "-fno-store-merging",     "-nodefaultlibs"};
       flags.insert(flags.end(), checked.begin(), checked.end());
     }
     std::string flag_text;

@@ -1,4 +1,5 @@
-// finding: out_of_bounds | 16 | cudaFree device memory only after the last kernel
+// finding: out_of_bounds | 17 | cudaFree device memory only after the last kernel
+// finding on gpu: out_of_bounds | 9 | read 4 bytes of global memory
 // Bug: the device array is freed before the kernel that uses it is launched (the calls are in
 // the wrong order), so the kernel works on memory that no longer belongs to the program.
 #include <cuda_runtime.h>

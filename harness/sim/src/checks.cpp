@@ -208,6 +208,7 @@ std::string element_name(const Region& r, std::uintptr_t a, unsigned size) {
   const std::int64_t index =
       offset >= 0 ? offset / static_cast<std::int64_t>(element)
                   : -((-offset + static_cast<std::int64_t>(element) - 1) / static_cast<std::int64_t>(element));
+  if (r.dynamic) return "element " + std::to_string(index) + " of the extern __shared__ array";
   if (r.name.empty()) {
     return "element " + std::to_string(index) + " (of " + std::to_string(element) + " bytes) of a " +
            std::to_string(r.end - r.begin) + "-byte " + (r.shared ? "shared array" : "cudaMalloc allocation");

@@ -14,6 +14,7 @@ class IncrementTask final : public Task {
     info_.id = "01_increment";
     info_.name = "increment";
     info_.summary = "data[i] += 1: allocate, copy in, launch, copy out, free";
+    info_.teaches = "kernels, threads and blocks; host-device copies";
     info_.pointers = PointerKind::host;
     info_.signature.params = {
         {Param::Kind::buffer, "data", DType::i32, false},

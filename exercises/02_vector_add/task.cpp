@@ -19,6 +19,7 @@ class VectorAddTask final : public Task {
     info_.id = "02_vector_add";
     info_.name = "vector_add";
     info_.summary = "c = a + b: copy only the inputs in and only the result out";
+    info_.teaches = "a grid that covers n; copying only what is needed";
     info_.pointers = PointerKind::host;
     info_.signature.params = {
         {Param::Kind::buffer, "a", DType::f32, true},

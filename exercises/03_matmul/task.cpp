@@ -24,6 +24,7 @@ class MatmulTask final : public Task {
     info_.id = "03_matmul";
     info_.name = "matmul";
     info_.summary = "C = A·B, tiled through shared memory";
+    info_.teaches = "2D grids; shared-memory tiling and data reuse";
     info_.pointers = PointerKind::device;
     info_.requires_shared_memory = true;  // the exercise is tiling through shared memory
     info_.supports_tf32 = true;           // the tensor-core tier (solutions/03_matmul/tf32_*.cu)

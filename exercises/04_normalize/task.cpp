@@ -19,6 +19,7 @@ class NormalizeTask final : public Task {
     info_.id = "04_normalize";
     info_.name = "normalize";
     info_.summary = "y = x / ‖x‖₂ with a shared-memory block reduction";
+    info_.teaches = "block reductions in shared memory; barriers";
     info_.pointers = PointerKind::device;
     info_.requires_shared_memory = true;  // the block reduction goes through shared memory
     info_.signature.params = {

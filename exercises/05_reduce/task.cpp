@@ -20,6 +20,7 @@ class ReduceTask final : public Task {
     info_.id = "05_reduce";
     info_.name = "reduce";
     info_.summary = "*sum = Σ x[i]: block reductions combined across the grid";
+    info_.teaches = "warp shuffles; combining blocks with atomics";
     info_.pointers = PointerKind::device;
     info_.signature.params = {
         {Param::Kind::buffer, "x", DType::f32, true},

@@ -249,6 +249,13 @@ int run_bench(const BenchArgs& args, const std::string& command_line) {
                    step_options.name.empty() ? file.string() : step_options.name,
                    protocol::describe_phases(outcome.time_split, 0.0005, 3));
       }
+      if (!args.ladder && !args.selection.solution && outcome.verdict == Verdict::passed &&
+          !outcome.measurements.empty()) {
+        // The largest size speaks for the kernel: where the reference ran too, `list` remembers how close it came.
+        const Measurement& largest = outcome.measurements.back();
+        if (const auto vs = largest.speedup_over("reference solution"))
+          (void)StatusStore::in_cache().record_speed(file, *vs);
+      }
       for (auto& m : outcome.measurements) results.measurements.push_back(std::move(m));
       if (outcome.verdict != Verdict::passed) failures.push_back(std::move(outcome));
     }
@@ -273,21 +280,64 @@ int run_bench(const BenchArgs& args, const std::string& command_line) {
   return failures.empty() ? kExitPassed : kExitFailed;
 }
 
+/// Where the student stands on `task`, in words for `list`: "failing: wrong output (sim)".
+std::string standing_text(const Task& task, const StatusStore& status, Standing& standing) {
+  const fs::path source = exercise_source(task, false);
+  standing = Standing::not_started;
+  if (!fs::exists(source)) return "not started: no kernel.cu";
+  const auto last = status.find(source);
+  standing = standing_of(last);
+  if (!last) return "not started: not checked yet";
+  std::string text = std::string(standing_name(standing)) + ": " + last->title + " (" + last->backend + ")";
+  if (standing == Standing::passing || standing == Standing::passing_and_fast) {
+    text = std::string(standing_name(standing)) + " (" + last->backend + ")";
+    if (last->speed_vs_reference)
+      text += fmt::format(", {:.0f} % of the reference's speed", 100 * *last->speed_vs_reference);
+  }
+  return text;
+}
+
 int run_list() {
   const StatusStore status = StatusStore::in_cache();
-  fmt::print("{:<16} {:<26} {}\n", "exercise", "your kernel.cu", "what it practises");
+  fmt::print("{:<2}  {:<16} {:<50} {}\n", "#", "exercise", "what it practises", "where you stand");
   for (const auto& t : all_tasks()) {
-    const fs::path source = exercise_source(*t, false);
-    std::string state = "missing";
-    if (fs::exists(source)) {
-      const auto last = status.find(source);
-      state = last ? last->title + " (" + last->backend + ")" : "not checked yet";
-    }
-    fmt::print("{:<16} {:<26} {}\n", t->info().id, state, t->info().summary);
+    Standing standing{};
+    const std::string where = standing_text(*t, status, standing);
+    fmt::print("{:<2}  {:<16} {:<50} {}\n", t->info().number, t->info().id, t->info().teaches, where);
   }
   fmt::print(
       "\nRun `cudalab check NAME` after editing exercises/NAME/kernel.cu; name an exercise by its\n"
-      "folder (03_matmul), its name (matmul) or its number (3).\n");
+      "folder (03_matmul), its name (matmul) or its number (3). `cudalab next` says where to go on.\n");
+  return kExitPassed;
+}
+
+/// The course path's next step: the first exercise not passing, else the first not yet fast.
+int run_next() {
+  const StatusStore status = StatusStore::in_cache();
+  const Task* slow = nullptr;
+  for (const auto& t : all_tasks()) {
+    Standing standing{};
+    const std::string where = standing_text(*t, status, standing);
+    const std::string id = t->info().id;
+    if (standing == Standing::not_started || standing == Standing::failing) {
+      fmt::print("next: {} — {}\n", id, t->info().teaches);
+      fmt::print("why: {}{}\n", where, t.get() == all_tasks().front().get() ? "" : "; the exercises before it pass");
+      fmt::print("do: read exercises/{}/README.md, edit exercises/{}/kernel.cu, then `cudalab check {}`\n", id, id,
+                 t->info().number);
+      return kExitPassed;
+    }
+    if (standing == Standing::passing && slow == nullptr) slow = t.get();
+  }
+  if (slow != nullptr) {
+    const std::string id = slow->info().id;
+    fmt::print("next: make {} fast — every exercise passes\n", id);
+    fmt::print("why: it passes, but no `bench` has shown it at {:.0f} % of the reference solution's speed\n",
+               100 * kFastVsReference);
+    fmt::print("do: on a GPU, `cudalab bench {}`; its README's speed ladder shows the steps\n", slow->info().number);
+    return kExitPassed;
+  }
+  fmt::print("every exercise passes, at {:.0f} % of the reference's speed or more: the course is done\n",
+             100 * kFastVsReference);
   return kExitPassed;
 }
 
@@ -417,6 +467,7 @@ int main(int argc, char** argv) {
       "CUDALAB_NO_SANDBOX=1 (run student code unconfined: for debugging the runner only).");
 
   auto* list = app.add_subcommand("list", "List the exercises, what each practises, and where you stand");
+  auto* next = app.add_subcommand("next", "Say which exercise to do next, and why");
 
   CheckArgs check_args;
   auto* check = app.add_subcommand("check", "Compile a kernel.cu and check it against the CPU reference");
@@ -523,6 +574,7 @@ int main(int argc, char** argv) {
   try {
     if (bench->parsed()) return run_bench(bench_args, command_line);
     if (list->parsed()) return run_list();
+    if (next->parsed()) return run_next();
     if (check->parsed()) return run_check(check_args);
   } catch (const UsageError& e) {
     fmt::print(stderr, "cudalab: {}\n", e.what());

@@ -66,9 +66,9 @@ fs::path cli_without_runners(const std::vector<std::string>& kept = {}) {
   return dir / "cudalab";
 }
 
-/// The line of `list`'s table for `exercise`.
+/// The line of `list`'s table for `exercise` (after its number).
 std::string list_line(const std::string& output, const std::string& exercise) {
-  const auto at = output.find("\n" + exercise + " ");
+  const auto at = output.find(" " + exercise + " ");
   if (at == std::string::npos) return "";
   return output.substr(at + 1, output.find('\n', at + 1) - at - 1);
 }
@@ -86,7 +86,7 @@ TEST(Cli, MistypedCommandSuggestsTheNearestOne) {
 TEST(Cli, UnknownCommandWithNoNearOneListsTheCommands) {
   auto r = cli({"frobnicate"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("unknown command 'frobnicate'; the commands are list, check, bench"), std::string::npos)
+  EXPECT_NE(r.output.find("unknown command 'frobnicate'; the commands are list, next, check, bench"), std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find("did you mean"), std::string::npos) << r.output;
 }
@@ -95,7 +95,7 @@ TEST(Cli, NoCommandPrintsTheHelpAndSaysToPickOne) {
   auto r = cli({});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("Exit codes"), std::string::npos) << "the help is missing: " << r.output;
-  EXPECT_NE(r.output.find("cudalab: pick a subcommand (list, check, bench, grade, report, merge, export)"),
+  EXPECT_NE(r.output.find("cudalab: pick a subcommand (list, next, check, bench, grade, report, merge, export)"),
             std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find("A subcommand is required"), std::string::npos) << r.output;
@@ -207,6 +207,31 @@ TEST(Cli, OnlyACompleteRunChangesWhatListShows) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   r = run_cli(CUDALAB_CLI, {"list"}, env);
   EXPECT_NE(list_line(r.output, "02_vector_add").find("not implemented (sim)"), std::string::npos) << r.output;
+}
+#endif
+
+#ifdef CUDALAB_HAVE_SIM
+// The course path: `next` names the first exercise that does not pass, and moves on once it does.
+TEST(Cli, NextNamesTheFirstExerciseThatDoesNotPass) {
+  REQUIRE_SOLUTIONS();
+  const fs::path root = project_copy();
+  const std::vector<std::string> env = {"CUDALAB_ROOT=" + root.string(),
+                                        "CUDALAB_CACHE_DIR=" + (root / "cache").string()};
+  auto r = run_cli(CUDALAB_CLI, {"next"}, env);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("next: 01_increment"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("not checked yet"), std::string::npos) << r.output;
+  // The student's 01 passes (the reference solution stands in for their work).
+  fs::copy_file(root / "solutions/01_increment/kernel.cu", root / "exercises/01_increment/kernel.cu",
+                fs::copy_options::overwrite_existing);
+  r = run_cli(CUDALAB_CLI, {"check", "1", "--backend", "sim"}, env);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = run_cli(CUDALAB_CLI, {"next"}, env);
+  EXPECT_NE(r.output.find("next: 02_vector_add"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("the exercises before it pass"), std::string::npos) << r.output;
+  r = run_cli(CUDALAB_CLI, {"list"}, env);
+  EXPECT_NE(list_line(r.output, "01_increment").find("passing (sim)"), std::string::npos) << r.output;
+  EXPECT_NE(list_line(r.output, "03_matmul").find("shared-memory tiling"), std::string::npos) << r.output;
 }
 #endif
 

@@ -66,6 +66,33 @@ TEST_F(StatusStoreTest, ALaterRunReplacesTheVerdictAndKeepsOtherFiles) {
   EXPECT_EQ(store.find(b)->verdict, "passed");
 }
 
+// The course path's column: not started, failing, passing, passing and fast. A bench's speed
+// survives a later check of the same file, and goes stale when the file changes.
+TEST_F(StatusStoreTest, StandingFollowsTheChecksAndTheSpeedOfTheFileAsItIs) {
+  fs::create_directories(dir_);
+  const StatusStore store(dir_ / "status.json");
+  const fs::path source = dir_ / "kernel.cu";
+  std::ofstream(source) << "// version 1\n";
+  EXPECT_EQ(standing_of(store.find(source)), Standing::not_started);
+  store.record({result(source, Verdict::not_implemented, 1)}, CheckOptions{});
+  EXPECT_EQ(standing_of(store.find(source)), Standing::not_started);
+  store.record({result(source, Verdict::wrong_output, 3)}, CheckOptions{});
+  EXPECT_EQ(standing_of(store.find(source)), Standing::failing);
+  store.record({result(source, Verdict::passed, 3)}, CheckOptions{});
+  EXPECT_EQ(standing_of(store.find(source)), Standing::passing);
+  ASSERT_TRUE(store.record_speed(source, 0.5));
+  EXPECT_EQ(standing_of(store.find(source)), Standing::passing);  // half the reference's speed
+  ASSERT_TRUE(store.record_speed(source, 0.9));
+  EXPECT_EQ(standing_of(store.find(source)), Standing::passing_and_fast);
+  store.record({result(source, Verdict::passed, 3)}, CheckOptions{});  // checked again, unchanged
+  ASSERT_TRUE(store.find(source)->speed_vs_reference.has_value());
+  EXPECT_DOUBLE_EQ(*store.find(source)->speed_vs_reference, 0.9);
+  std::ofstream(source) << "// version 2\n";  // edited: the speed was another kernel's
+  EXPECT_FALSE(store.find(source)->speed_vs_reference.has_value());
+  EXPECT_EQ(standing_of(store.find(source)), Standing::passing);
+  EXPECT_STREQ(standing_name(Standing::passing_and_fast), "passing and fast");
+}
+
 TEST_F(StatusStoreTest, ARelativePathFindsTheSameEntry) {
   const StatusStore store(dir_ / "status.json");
   const fs::path before = fs::current_path();

@@ -18,7 +18,21 @@ struct StoredStatus {
   std::string title;      ///< verdict_title(), as `list` shows it
   std::string backend;    ///< "gpu" or "sim"
   std::int64_t time = 0;  ///< when it was recorded, seconds since the epoch
+  /// The last `bench`'s time of the reference solution over this file's (1: as fast; above: faster)
+  /// at its largest size, while the file was as it is now; absent if never measured since.
+  std::optional<double> speed_vs_reference;
 };
+
+/// Where a student stands on an exercise, from its last check and bench: the course path's column.
+enum class Standing { not_started, failing, passing, passing_and_fast };
+
+/// At least this much of the reference solution's speed (its time over yours) is "fast".
+inline constexpr double kFastVsReference = 0.8;
+
+/// The standing that `status` (of the student's kernel.cu; none if never checked) says.
+Standing standing_of(const std::optional<StoredStatus>& status);
+/// "not started", "failing", "passing", "passing and fast".
+const char* standing_name(Standing s);
 
 /// Whether `result` judges its whole source file: every case was selected (no `--size`), and the
 /// check either ran a case or failed before any (a compile error). A run of no case says nothing.
@@ -43,6 +57,10 @@ class StatusStore {
   /// they were. Returns how many were recorded; a file that cannot be written loses only the
   /// status, so that is not an error.
   std::size_t record(const std::vector<ExerciseResult>& results, const CheckOptions& options) const;
+
+  /// Records a bench of `source`: the reference solution's time over its own (`vs_reference`),
+  /// kept with the file's content so that an edit makes it stale. Returns whether it was written.
+  bool record_speed(const std::filesystem::path& source, double vs_reference) const;
 
  private:
   std::filesystem::path file_;

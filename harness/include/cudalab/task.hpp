@@ -115,6 +115,7 @@ struct TaskInfo {
   std::string id;       ///< folder name, "01_increment"
   std::string name;     ///< short name, "increment"
   std::string summary;  ///< one line for `cudalab list`
+  std::string teaches;  ///< the CUDA concept it practises, a few words: "shared-memory tiling"
   PointerKind pointers = PointerKind::device;
   Signature signature;
   bool requires_shared_memory = false;  ///< some launch of `solve` must use shared memory

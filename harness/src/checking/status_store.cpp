@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cudalab/detail/module_cache.hpp"
 #include "cudalab/paths.hpp"
 
 namespace cudalab {
@@ -16,6 +17,36 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string key_of(const fs::path& source) { return fs::absolute(source).lexically_normal().string(); }
+
+/// What the file holds now, for telling whether a recorded speed still belongs to it.
+std::string content_of(const fs::path& source) {
+  try {
+    return content_key({read_file(source)});
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+/// Writes `status` to `file` beside it and renames it over: readers see the old file or the new one.
+bool save(const fs::path& file, const nlohmann::json& status) {
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  const fs::path tmp = file.string() + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream out(tmp);
+    out << status.dump(2);
+    if (!out.flush()) {
+      fs::remove(tmp, ec);
+      return false;
+    }
+  }
+  fs::rename(tmp, file, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    return false;
+  }
+  return true;
+}
 
 nlohmann::json load(const fs::path& file) {
   std::ifstream in(file);
@@ -48,7 +79,41 @@ std::optional<StoredStatus> StatusStore::find(const fs::path& source) const {
   s.title = it->value("title", "checked");
   s.backend = it->value("backend", "");
   s.time = it->value("time", std::int64_t{0});
+  if (const auto speed = it->find("speed_vs_reference");
+      speed != it->end() && speed->is_number() && it->value("speed_content", "") == content_of(source)) {
+    s.speed_vs_reference = speed->get<double>();
+  }
   return s;
+}
+
+bool StatusStore::record_speed(const fs::path& source, double vs_reference) const {
+  auto status = load(file_);
+  auto& entry = status[key_of(source)];
+  if (!entry.is_object()) entry = nlohmann::json::object();
+  entry["speed_vs_reference"] = vs_reference;
+  entry["speed_content"] = content_of(source);
+  return save(file_, status);
+}
+
+Standing standing_of(const std::optional<StoredStatus>& status) {
+  if (!status || status->verdict.empty() || status->verdict == "not_implemented") return Standing::not_started;
+  if (status->verdict != "passed") return Standing::failing;
+  if (status->speed_vs_reference && *status->speed_vs_reference >= kFastVsReference) return Standing::passing_and_fast;
+  return Standing::passing;
+}
+
+const char* standing_name(Standing s) {
+  switch (s) {
+    case Standing::not_started:
+      return "not started";
+    case Standing::failing:
+      return "failing";
+    case Standing::passing:
+      return "passing";
+    case Standing::passing_and_fast:
+      return "passing and fast";
+  }
+  return "?";
 }
 
 std::size_t StatusStore::record(const std::vector<ExerciseResult>& results, const CheckOptions& options) const {
@@ -58,30 +123,16 @@ std::size_t StatusStore::record(const std::vector<ExerciseResult>& results, cons
   std::size_t recorded = 0;
   for (const auto& r : results) {
     if (!is_complete_run(r, options)) continue;
-    status[key_of(r.source)] = {{"verdict", verdict_name(r.verdict)},
-                                {"title", verdict_title(r.verdict)},
-                                {"backend", backend_name(r.backend)},
-                                {"time", now}};
+    // A check keeps the entry's speed: it is dropped only when the file changes (content_of).
+    auto& entry = status[key_of(r.source)];
+    if (!entry.is_object()) entry = nlohmann::json::object();
+    entry["verdict"] = verdict_name(r.verdict);
+    entry["title"] = verdict_title(r.verdict);
+    entry["backend"] = backend_name(r.backend);
+    entry["time"] = now;
     ++recorded;
   }
-  if (recorded == 0) return 0;
-  std::error_code ec;
-  fs::create_directories(file_.parent_path(), ec);
-  // Written beside the file and renamed over it: readers see the old file or the new one.
-  const fs::path tmp = file_.string() + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream out(tmp);
-    out << status.dump(2);
-    if (!out.flush()) {
-      fs::remove(tmp, ec);
-      return 0;
-    }
-  }
-  fs::rename(tmp, file_, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return 0;
-  }
+  if (recorded == 0 || !save(file_, status)) return 0;
   return recorded;
 }
 

@@ -249,12 +249,14 @@ int run_bench(const BenchArgs& args, const std::string& command_line) {
                    step_options.name.empty() ? file.string() : step_options.name,
                    protocol::describe_phases(outcome.time_split, 0.0005, 3));
       }
-      if (!args.ladder && !args.selection.solution && outcome.verdict == Verdict::passed &&
-          !outcome.measurements.empty()) {
-        // The largest size speaks for the kernel: where the reference ran too, `list` remembers how close it came.
-        const Measurement& largest = outcome.measurements.back();
-        if (const auto vs = largest.speedup_over("reference solution"))
-          (void)StatusStore::in_cache().record_speed(file, *vs);
+      if (!args.ladder && !args.selection.solution && outcome.verdict == Verdict::passed) {
+        // The largest size the reference ran at speaks for the kernel (a "(kernels)" row has no
+        // reference): `list` remembers how close it came.
+        std::optional<double> vs;
+        for (const auto& m : outcome.measurements) {
+          if (auto v = m.speedup_over("reference solution")) vs = v;
+        }
+        if (vs) (void)StatusStore::in_cache().record_speed(file, *vs);
       }
       for (auto& m : outcome.measurements) results.measurements.push_back(std::move(m));
       if (outcome.verdict != Verdict::passed) failures.push_back(std::move(outcome));

@@ -188,6 +188,16 @@ bool counted(FindingKind kind, std::uintptr_t pc, std::uintptr_t other_pc, int l
   return false;
 }
 
+/// The current thread's access at `pc`, as a finding reports it.
+protocol::FindingAccess current_access(const Ctx& c, std::uintptr_t pc, bool write, std::uint8_t flags) {
+  Stamp now;
+  now.pc = pc;
+  now.block = c.block;
+  now.thread = c.thread;
+  now.flags = flags;
+  return access_of(c, now, write);
+}
+
 void add(protocol::Finding f, std::uintptr_t pc, std::uintptr_t other_pc) {
   if (const Ctx* c = tls_ctx; c != nullptr && c->desc != nullptr) {
     f.grid = as_array(uint3{c->desc->grid.x, c->desc->grid.y, c->desc->grid.z});
@@ -239,12 +249,7 @@ void report_access(FindingKind kind, const Ctx& c, const Region& r, std::uintptr
   f.target = element_name(r, a, size);
   f.where = std::move(where);
   f.bytes = size;
-  Stamp now;
-  now.pc = pc;
-  now.block = c.block;
-  now.thread = c.thread;
-  now.flags = c.atomic ? kAtomic : 0;
-  f.access = access_of(c, now, write);
+  f.access = current_access(c, pc, write, c.atomic ? kAtomic : 0);
   add(std::move(f), pc, 0);
 }
 
@@ -268,11 +273,7 @@ void report_misaligned(const Ctx& c, std::uintptr_t address, std::uintptr_t alig
   }
   f.where = "a " + (name.empty() ? std::string("value") : name) + " needs an address that is a multiple of " +
             std::to_string(align) + " bytes; this one is " + std::to_string(address % align) + " bytes past one";
-  Stamp now;
-  now.pc = pc;
-  now.block = c.block;
-  now.thread = c.thread;
-  f.access = access_of(c, now, write);
+  f.access = current_access(c, pc, write, 0);
   add(std::move(f), pc, 0);
 }
 

@@ -728,7 +728,6 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
       break;
     }
     call.spec.checks = options.sanitize && toolchain.backend() == Backend::sim;
-
     call.spec.order = options.order;
     call.spec.order_seed = options.seed;
     call.spec.case_markers = !options.runner_prefix.empty();
@@ -987,6 +986,19 @@ bool explain_state_kept(const Task& task, const Toolchain& toolchain, const fs::
 /// milliseconds on the simulator, well under a second under compute-sanitizer.
 bool is_small(const Case& c) { return work_of(c) <= (std::int64_t{1} << 16); }
 
+/// The small cases of `result` whose verdict `keep` accepts, and where each stands in it.
+template <class Keep>
+std::pair<std::vector<Case>, std::vector<std::size_t>> small_cases(const ExerciseResult& result, Keep keep) {
+  std::pair<std::vector<Case>, std::vector<std::size_t>> out;
+  for (std::size_t i = 0; i < result.cases.size(); ++i) {
+    if (is_small(result.cases[i].c) && keep(result.cases[i].verdict)) {
+      out.first.push_back(result.cases[i].c);
+      out.second.push_back(i);
+    }
+  }
+  return out;
+}
+
 /// compute-sanitizer: CUDALAB_COMPUTE_SANITIZER, else on PATH, else the toolkit's usual place.
 fs::path find_compute_sanitizer() {
   if (const char* env = std::getenv("CUDALAB_COMPUTE_SANITIZER"); env != nullptr && *env != '\0') return env;
@@ -1004,15 +1016,7 @@ fs::path find_compute_sanitizer() {
 /// through a pointer the checks do not see, or one that only reordering exposes).
 void check_thread_orders(const Task& task, const Toolchain& toolchain, const fs::path& module,
                          const CheckOptions& options, ExerciseResult& result) {
-  std::vector<Case> small;
-  std::vector<std::size_t> where;
-  for (std::size_t i = 0; i < result.cases.size(); ++i) {
-    const CaseResult& c = result.cases[i];
-    if (c.verdict == Verdict::passed && is_small(c.c)) {
-      small.push_back(c.c);
-      where.push_back(i);
-    }
-  }
+  const auto [small, where] = small_cases(result, [](Verdict v) { return v == Verdict::passed; });
   if (small.empty()) return;
   // One runner for both orders: each small case in reverse order, then each shuffled.
   CheckOptions again = options;
@@ -1044,14 +1048,7 @@ void check_thread_orders(const Task& task, const Toolchain& toolchain, const fs:
 void check_with_compute_sanitizer(const Task& task, const Toolchain& toolchain, const fs::path& module,
                                   const CheckOptions& options, ExerciseResult& result) {
   const fs::path tool = find_compute_sanitizer();
-  std::vector<Case> small;
-  std::vector<std::size_t> where;
-  for (std::size_t i = 0; i < result.cases.size(); ++i) {
-    if (is_small(result.cases[i].c) && result.cases[i].verdict != Verdict::skipped) {
-      small.push_back(result.cases[i].c);
-      where.push_back(i);
-    }
-  }
+  const auto [small, where] = small_cases(result, [](Verdict v) { return v != Verdict::skipped; });
   if (small.empty()) return;
   if (tool.empty()) {
     result.hints.push_back(

@@ -287,29 +287,29 @@ void judge_findings(const std::vector<Finding>& findings, const fs::path& module
   }
   // Alike at the source's level (kind and lines) are one finding: a race seen from both sides, or
   // at the two tiles of one loop, is one bug.
-  std::vector<std::pair<Finding, std::string>> kept;
-  std::set<std::tuple<FindingKind, int, int, bool>> seen;
+  std::vector<Finding> kept;
+  std::map<std::tuple<FindingKind, int, int, bool>, std::size_t> kept_at;
   for (const auto& f : ordered) {
     const int line = place_of(f.access, places).line;
     const int other = f.other ? place_of(*f.other, places).line : 0;
-    if (line > 0 && !seen.insert({f.kind, line, other, f.write_first}).second) {
-      for (auto& [k, text] : kept) {
-        if (k.kind == f.kind && place_of(k.access, places).line == line) k.count += f.count;
+    if (line > 0) {
+      const auto [at, added] = kept_at.try_emplace({f.kind, line, other, f.write_first}, kept.size());
+      if (!added) {
+        kept[at->second].count += f.count;
+        continue;
       }
-      continue;
     }
-    kept.emplace_back(f, "");
+    kept.push_back(f);
   }
-  const auto [lead, fix] = describe(kept.front().first, places);
+  const auto [lead, fix] = describe(kept.front(), places);
   std::vector<std::string> hints{fix};
   for (std::size_t i = 1; i < kept.size(); ++i) {
-    const auto [text, other_fix] = describe(kept[i].first, places);
-    details.push_back(text +
-                      (kept[i].first.count > 1 ? fmt::format(" ({} accesses like it)", kept[i].first.count) : ""));
+    const auto [text, other_fix] = describe(kept[i], places);
+    details.push_back(text + (kept[i].count > 1 ? fmt::format(" ({} accesses like it)", kept[i].count) : ""));
     if (std::ranges::find(hints, other_fix) == hints.end()) hints.push_back(other_fix);
   }
   details.insert(details.end(), r.details.begin(), r.details.end());
-  const Finding& first = kept.front().first;
+  const Finding& first = kept.front();
   r.verdict = verdict_of(first.kind);
   r.message = fmt::format("{} at {}: {}{}", verdict_title(r.verdict), r.c.label(), lead,
                           first.count > 1 ? fmt::format(" ({} accesses like it)", first.count) : "");

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cudalab/registry.hpp"
@@ -33,6 +35,40 @@ inline std::vector<Case> cases_1d(const CaseOptions& options) {
     out.push_back(Case{{{"n", n}}, false});
   }
   out.push_back(Case{{{"n", options.simulator ? kLargeSim : kLargeGpu}}, true});
+  return out;
+}
+
+/// An M×N matrix case (M rows, N columns, row-major).
+inline Case matrix_case(std::int64_t M, std::int64_t N, bool large = false) {
+  return Case{{{"M", M}, {"N", N}}, large};
+}
+
+/// Sizes for a 2D (M×N, row-major) exercise: single elements, one row, one column, shapes at
+/// 16 and 32 (the usual block and tile widths) ±1 in each direction, tall and wide matrices, and one
+/// large matrix: `large_gpu` elements on a side on the GPU, about a million elements on the simulator.
+inline std::vector<Case> cases_2d(const CaseOptions& options, std::int64_t large_gpu = 8192) {
+  std::vector<Case> out;
+  for (const auto& [M, N] : std::initializer_list<std::pair<std::int64_t, std::int64_t>>{{1, 1},
+                                                                                         {1, 2},
+                                                                                         {2, 1},
+                                                                                         {3, 5},
+                                                                                         {1, 100},
+                                                                                         {100, 1},
+                                                                                         {15, 17},
+                                                                                         {16, 16},
+                                                                                         {17, 33},
+                                                                                         {31, 32},
+                                                                                         {32, 31},
+                                                                                         {33, 33},
+                                                                                         {64, 48},
+                                                                                         {255, 257},
+                                                                                         {257, 255},
+                                                                                         {1000, 3},
+                                                                                         {3, 1000},
+                                                                                         {1023, 1025}}) {
+    out.push_back(matrix_case(M, N));
+  }
+  out.push_back(options.simulator ? matrix_case(1027, 1021, true) : matrix_case(large_gpu, large_gpu + 1, true));
   return out;
 }
 

@@ -119,7 +119,10 @@ struct TaskInfo {
   PointerKind pointers = PointerKind::device;
   Signature signature;
   bool requires_shared_memory = false;  ///< some launch of `solve` must use shared memory
-  bool supports_tf32 = false;           ///< reference() knows the tolerance of Precision::tf32
+  bool requires_2d_launch = false;      ///< some launch of `solve` must have a 2D grid or block (`dim3`)
+  /// `solve` must fill a `__constant__` variable (a cudaMemcpyToSymbol record)
+  bool requires_constant_memory = false;
+  bool supports_tf32 = false;  ///< reference() knows the tolerance of Precision::tf32
 };
 
 /// Random source for input generation, seeded per run and per case so that `--seed` reproduces.

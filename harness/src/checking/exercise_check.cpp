@@ -273,8 +273,13 @@ bool judge_values(const Task& task, const Case& c, const std::vector<Buffer>& or
         fmt::format("{} of {} element{} of {} wrong", cmp.wrong, cmp.count, cmp.count == 1 ? "" : "s", cmp.buffer));
     auto lines = describe_mismatches(cmp, actual);
     r.details.insert(r.details.end(), lines.begin(), lines.end());
-    if (auto specific = task.diagnose(c, originals, actual, e)) r.hints.push_back(*specific);
-    r.hints.insert(r.hints.end(), cmp.hints.begin(), cmp.hints.end());
+    // The task's diagnosis matched the whole output against a known mistake; the generic hints
+    // only guess from where and what the wrong values are, and would contradict it.
+    if (auto specific = task.diagnose(c, originals, actual, e)) {
+      r.hints.push_back(*specific);
+    } else {
+      r.hints.insert(r.hints.end(), cmp.hints.begin(), cmp.hints.end());
+    }
   }
   if (!wrong_parts.empty()) {
     r.verdict = Verdict::wrong_output;

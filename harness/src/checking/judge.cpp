@@ -366,6 +366,27 @@ std::vector<std::string> requirement_failures(const TaskInfo& info, const std::v
                                      launches.size(), launches.size() == 1 ? "" : "es", describe_launches(records)));
     }
   }
+  if (launches_recorded && info.requires_2d_launch) {
+    const bool any_2d = std::ranges::any_of(launches, [](const protocol::Launch& l) {
+      return l.grid[1] > 1 || l.block[1] > 1 || l.grid[2] > 1 || l.block[2] > 1;
+    });
+    if (!any_2d) {
+      failures.push_back(
+          fmt::format("{} must launch a 2D grid of 2D blocks (dim3 with a y extent), and none of its "
+                      "{} launch{} did ({})",
+                      info.id, launches.size(), launches.size() == 1 ? "" : "es", describe_launches(records)));
+    }
+  }
+  if (info.requires_constant_memory) {
+    const bool to_symbol = std::ranges::any_of(
+        records.copies, [](const protocol::Copy& c) { return c.api.starts_with("cudaMemcpyToSymbol"); });
+    if (!to_symbol) {
+      failures.push_back(
+          fmt::format("{} must keep its coefficients in __constant__ memory: declare a __constant__ "
+                      "array and fill it with cudaMemcpyToSymbol (no such copy was made)",
+                      info.id));
+    }
+  }
   if (info.pointers != PointerKind::host) return failures;
   // Host-pointer exercises teach transfers: each input goes in once, each output comes out once.
   for (const auto& b : buffers) {

@@ -52,9 +52,10 @@ cudaError_t freed(cudaError_t err, const char* api, void* ptr) {
   return err;
 }
 
-cudaError_t copied(cudaError_t err, const char* api, void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+cudaError_t copied(cudaError_t err, const char* api, void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
+                   cudaStream_t stream = nullptr) {
   if (err == cudaSuccess) {
-    records::record_copy(api, static_cast<int>(kind), dst, src, bytes);
+    records::record_copy(api, static_cast<int>(kind), dst, src, bytes, stream);
   } else {
     records::record_failed_call(
         records::explain_failed_copy(api, dst, src, bytes, static_cast<int>(kind), cudaGetErrorName(err)));
@@ -111,7 +112,7 @@ cudaError_t CUDARTAPI cudaMemcpy(void* dst, const void* src, size_t bytes, cudaM
 cudaError_t CUDARTAPI cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
                                       cudaStream_t stream) {
   static auto fn = real<cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t)>("cudaMemcpyAsync");
-  return copied(fn(dst, src, bytes, kind, stream), "cudaMemcpyAsync", dst, src, bytes, kind);
+  return copied(fn(dst, src, bytes, kind, stream), "cudaMemcpyAsync", dst, src, bytes, kind, stream);
 }
 
 cudaError_t CUDARTAPI cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,

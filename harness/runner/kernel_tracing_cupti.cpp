@@ -36,6 +36,20 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
 void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
   CUpti_Activity* record = nullptr;
   while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+    if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+      protocol::Transfer t;
+      t.kind = m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD   ? protocol::CopyKind::host_to_device
+               : m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH ? protocol::CopyKind::device_to_host
+               : m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOD ? protocol::CopyKind::device_to_device
+                                                                : protocol::CopyKind::by_pointer;
+      t.bytes = static_cast<std::size_t>(m->bytes);
+      t.stream = m->streamId;
+      t.start_ns = m->start;
+      t.end_ns = m->end;
+      record_transfer(t);
+      continue;
+    }
     if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && record->kind != CUPTI_ACTIVITY_KIND_KERNEL) continue;
     const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
     protocol::Launch l;
@@ -47,6 +61,9 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
     l.static_shared_bytes = static_cast<std::size_t>(k->staticSharedMemory);
     l.dynamic_shared_bytes = static_cast<std::size_t>(k->dynamicSharedMemory);
     l.duration_s = static_cast<double>(k->end - k->start) * 1e-9;
+    l.stream = k->streamId;
+    l.start_ns = k->start;
+    l.end_ns = k->end;
     traced_seconds.fetch_add(l.duration_s);
     record_launch(std::move(l));
   }
@@ -67,11 +84,13 @@ void start_kernel_tracing() {
   }
   traced_seconds.store(0);  // the previous trace was flushed when it stopped
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);  // the copies' times: does a copy overlap a kernel?
 }
 
 double stop_kernel_tracing() {
   if (!callbacks_registered) return 0;
   cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   return traced_seconds.load();
 }

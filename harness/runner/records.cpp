@@ -115,13 +115,19 @@ void record_free(const void* address) {
   }
 }
 
-void record_copy(const char* api, int kind, const void* dst, const void* src, std::size_t bytes) {
+void record_copy(const char* api, int kind, const void* dst, const void* src, std::size_t bytes, const void* stream) {
   Keeper& k = keeper();
   std::lock_guard lock(k.mutex);
   if (!k.recording) return;
   append(k.records, k.records.copies,
          protocol::Copy{api, protocol::copy_kind(kind), bytes, "", "", reinterpret_cast<std::uintptr_t>(dst),
-                        reinterpret_cast<std::uintptr_t>(src)});
+                        reinterpret_cast<std::uintptr_t>(src), reinterpret_cast<std::uintptr_t>(stream)});
+}
+
+void record_transfer(protocol::Transfer transfer) {
+  Keeper& k = keeper();
+  std::lock_guard lock(k.mutex);
+  if (k.recording) append(k.records, k.records.transfers, transfer);
 }
 
 void record_launch(protocol::Launch launch) {

@@ -25,7 +25,10 @@ void record_allocation(const char* api, protocol::MemoryKind kind, const void* a
 /// A free succeeded.
 void record_free(const void* address);
 /// A copy succeeded. `kind` is the cudaMemcpyKind value the caller passed.
-void record_copy(const char* api, int kind, const void* dst, const void* src, std::size_t bytes);
+void record_copy(const char* api, int kind, const void* dst, const void* src, std::size_t bytes,
+                 const void* stream = nullptr);
+/// A copy ran on the GPU (from CUPTI's buffers), with its times.
+void record_transfer(protocol::Transfer transfer);
 /// A kernel ran (GPU: from CUPTI's buffers; simulator: after the launch).
 void record_launch(protocol::Launch launch);
 /// A runtime call failed; only the first one while recording is kept.

@@ -275,6 +275,9 @@ class Run {
       prepare_host();
       // Nothing of the submission has run yet: waiting here, ready, costs the next timed run nothing.
       if (spec_.gate) wait_at_gate();
+    } else if (spec_.page_locked_check && !spec_.device_pointers) {
+      // The streams exercise: its contract gives solve page-locked buffers in check as in bench.
+      locked_ = page_locked_ = cudalab::runner::page_lock(base_, sets_end());
     }
     load_module();
     phase("load");

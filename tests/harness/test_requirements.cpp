@@ -5,6 +5,7 @@
 
 #include "cudalab/judge.hpp"
 #include "cudalab/registry.hpp"
+#include "cudalab/timeline.hpp"
 
 namespace cudalab {
 namespace {
@@ -109,6 +110,127 @@ TEST(Requirements, DescribeLaunchesShortensLongLists) {
   EXPECT_EQ(d.rfind("5 launches: matmul_tiled<<<(2,2,1), (16,16,1)>>> 2048 B shared", 0), 0u) << d;
   EXPECT_NE(d.find("(2 more)"), std::string::npos) << d;
   EXPECT_EQ(describe_launches(protocol::Records{}), "no launches");
+}
+
+TEST(Requirements, TwoDLaunchAndConstantMemoryAreReadFromTheRecords) {
+  const Task& scale = *find_task("06_scale_2d");
+  const Case square{{{"M", 2}, {"N", 2}}};
+  json r = vector_add_records;  // one 1D launch
+  auto f = requirement_failures(scale.info(), buffers_of(scale, square), records(r), true);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].find("must launch a 2D grid"), std::string::npos) << f[0];
+  r["launches"][0]["block"] = json::array({32u, 8u, 1u});
+  EXPECT_TRUE(requirement_failures(scale.info(), buffers_of(scale, square), records(r), true).empty());
+
+  const Task& poly = *find_task("07_polynomial_map");
+  const Case small{{{"n", 1000}}};
+  json p = vector_add_records;
+  p["copies"] = json::array();
+  f = requirement_failures(poly.info(), buffers_of(poly, small), records(p), true);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].find("__constant__"), std::string::npos) << f[0];
+  p["copies"].push_back({{"api", "cudaMemcpyToSymbolAsync"},
+                         {"bytes", 32},
+                         {"from_host_buffer", ""},
+                         {"kind", "DeviceToDevice"},
+                         {"to_host_buffer", ""}});
+  EXPECT_TRUE(requirement_failures(poly.info(), buffers_of(poly, small), records(p), true).empty());
+}
+
+/// Records of 14_streams at n elements: `chunks` chunks round robin on `streams` streams, each an
+/// async copy in, a launch and an async copy out; on the GPU (`timed`), with CUPTI's times, the
+/// chunks either pipelined or one after another.
+json streams_records(int n, int chunks, int streams, bool timed, bool pipelined) {
+  json r = {{"allocations", json::array()}, {"copies", json::array()}, {"launches", json::array()}};
+  const int chunk = (n + chunks - 1) / chunks;
+  json transfers = json::array();
+  for (int c = 0; c < chunks; ++c) {
+    const int count = std::min(chunk, n - c * chunk);
+    const std::uint64_t stream = 100 + static_cast<std::uint64_t>(c % streams);
+    const std::uint64_t t0 = pipelined ? 1000 * static_cast<std::uint64_t>(c) : 3000 * static_cast<std::uint64_t>(c);
+    for (const char* kind : {"HostToDevice", "DeviceToHost"}) {
+      r["copies"].push_back({{"api", "cudaMemcpyAsync"},
+                             {"bytes", 4 * count},
+                             {"from_host_buffer", ""},
+                             {"kind", kind},
+                             {"to_host_buffer", ""},
+                             {"stream", stream}});
+    }
+    r["launches"].push_back({{"block", json::array({256u, 1u, 1u})},
+                             {"duration_s", 1e-6},
+                             {"dynamic_shared_bytes", 0},
+                             {"grid", json::array({1u, 1u, 1u})},
+                             {"kernel", "hypotenuse"},
+                             {"static_shared_bytes", 0},
+                             {"stream", stream},
+                             {"start_ns", timed ? t0 + 1000 : 0},
+                             {"end_ns", timed ? t0 + 2000 : 0}});
+    transfers.push_back(
+        {{"kind", "HostToDevice"}, {"bytes", 4 * count}, {"stream", stream}, {"start_ns", t0}, {"end_ns", t0 + 1000}});
+    transfers.push_back({{"kind", "DeviceToHost"},
+                         {"bytes", 4 * count},
+                         {"stream", stream},
+                         {"start_ns", t0 + 2000},
+                         {"end_ns", t0 + 3000}});
+  }
+  if (timed) r["transfers"] = transfers;
+  return r;
+}
+
+TEST(Requirements, StreamsWantAsyncChunksOnSeveralStreamsAndOnTheGpuOverlap) {
+  const Task& t = *find_task("14_streams");
+  ASSERT_TRUE(t.info().requires_streams);
+  const int large = 1 << 20;  // 4 MiB of x: chunks and streams required
+  const auto bufs = buffers_of(t, Case{{{"n", large}}});
+  auto failures = [&](const json& r) { return requirement_failures(t.info(), bufs, records(r), true); };
+
+  EXPECT_TRUE(failures(streams_records(large, 8, 4, false, true)).empty());  // the simulator: no times
+  EXPECT_TRUE(failures(streams_records(large, 8, 4, true, true)).empty());
+  EXPECT_TRUE(copies_overlap(records(streams_records(large, 8, 4, true, true))));
+
+  auto f = failures(streams_records(large, 8, 4, true, false));  // a wait per chunk: no overlap
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].find("no copy ran at the same time as a kernel"), std::string::npos) << f[0];
+
+  f = failures(streams_records(large, 8, 1, true, true));
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_NE(f[0].find("the copies used 1 stream"), std::string::npos) << f[0];
+  EXPECT_NE(f[1].find("every kernel ran on one stream"), std::string::npos) << f[1];
+
+  f = failures(streams_records(large, 1, 1, false, true));
+  ASSERT_GE(f.size(), 1u);
+  EXPECT_NE(f[0].find("x went to the device in one copy"), std::string::npos) << f[0];
+
+  // Small sizes may move everything at once, but asynchronously, on a stream of one's own.
+  const auto small = buffers_of(t, Case{{{"n", 1000}}});
+  EXPECT_TRUE(requirement_failures(t.info(), small, records(streams_records(1000, 1, 1, false, true)), true).empty());
+  json sync = streams_records(1000, 1, 1, false, true);
+  sync["copies"][0]["api"] = "cudaMemcpy";
+  f = requirement_failures(t.info(), small, records(sync), true);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].find("use cudaMemcpyAsync"), std::string::npos) << f[0];
+  json on_default = streams_records(1000, 1, 1, false, true);
+  on_default["copies"][1]["stream"] = 0;
+  f = requirement_failures(t.info(), small, records(on_default), true);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].find("default stream"), std::string::npos) << f[0];
+  json twice = streams_records(1000, 1, 1, false, true);
+  twice["copies"].push_back(twice["copies"][0]);
+  f = requirement_failures(t.info(), small, records(twice), true);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].find("8000 bytes were copied to the device, and x holds 4000"), std::string::npos) << f[0];
+}
+
+TEST(Timeline, DrawsEachStreamsCopiesAndKernelsInTimeOrder) {
+  const auto r = records(streams_records(1 << 20, 2, 2, true, true));
+  const auto lines = draw_timeline(r, 40);
+  ASSERT_EQ(lines.size(), 3u);  // two streams and the scale
+  // Chunk 0 on stream 100 from 0 to 3000 ns, chunk 1 on stream 101 from 1000 to 4000 ns: 10
+  // columns per 1000 ns.
+  EXPECT_EQ(lines[0], "stream 100  |HHHHHHHHHHKKKKKKKKKKDDDDDDDDDD          |");
+  EXPECT_EQ(lines[1], "stream 101  |          HHHHHHHHHHKKKKKKKKKKDDDDDDDDDD|");
+  EXPECT_NE(lines[2].find("4.0 µs   H copy to the device"), std::string::npos) << lines[2];
+  EXPECT_TRUE(draw_timeline(records(streams_records(1 << 20, 2, 2, false, true))).empty());  // no GPU times
 }
 
 }  // namespace

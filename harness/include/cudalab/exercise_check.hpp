@@ -66,6 +66,9 @@ struct ExerciseResult {
   CompileResult compile;
   std::vector<CaseResult> cases;
   std::vector<std::string> hints;  ///< drawn from the pattern of failing sizes
+  /// Exercises with streams: the largest case's copies and kernels per stream (draw_timeline), or
+  /// on the simulator a line that says why there is none.
+  std::vector<std::string> timeline;
   Verdict verdict = Verdict::passed;
 
   [[nodiscard]] std::size_t passed_cases() const;

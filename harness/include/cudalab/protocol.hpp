@@ -143,6 +143,9 @@ struct Spec {
   /// Check: print "cudalab-case N" on stdout before case N (a tool that reports on stdout, such as
   /// compute-sanitizer, can then be read case by case).
   bool case_markers = false;
+  /// Check: page-lock the host buffers of a host-pointer exercise, as bench does (the streams
+  /// exercise's contract: asynchronous copies overlap kernels only from page-locked memory).
+  bool page_locked_check = false;
 };
 
 // ---- what the runner saw ------------------------------------------------------------------------
@@ -180,6 +183,7 @@ struct Copy {
   std::string from_host_buffer;
   std::uintptr_t dst = 0;
   std::uintptr_t src = 0;
+  std::uint64_t stream = 0;  ///< the cudaStream_t of an …Async copy, as a number; 0: the default stream
 };
 
 /// One kernel launch with its configuration; `duration_s` from CUPTI on the GPU, 0 elsewhere.
@@ -190,6 +194,21 @@ struct Launch {
   std::size_t dynamic_shared_bytes = 0;
   std::size_t static_shared_bytes = 0;
   double duration_s = 0;
+  /// The stream it ran on: CUPTI's stream id on the GPU, the cudaStream_t as a number on the
+  /// simulator (0: the default stream). Tells streams apart within one backend only.
+  std::uint64_t stream = 0;
+  std::uint64_t start_ns = 0;  ///< GPU timestamps from CUPTI; 0 on the simulator
+  std::uint64_t end_ns = 0;
+};
+
+/// A copy as the GPU ran it (CUPTI's memcpy activity): when, on which stream. GPU only; the
+/// simulator runs every copy at its call.
+struct Transfer {
+  CopyKind kind = CopyKind::host_to_device;
+  std::size_t bytes = 0;
+  std::uint64_t stream = 0;  ///< CUPTI's stream id, comparable with Launch::stream
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
 };
 
 /// The first runtime call that failed while `solve` ran, with its arguments and the usual cause.
@@ -204,7 +223,8 @@ struct Records {
   std::vector<Allocation> allocations;
   std::vector<Copy> copies;
   std::vector<Launch> launches;
-  std::size_t dropped = 0;  ///< records beyond max_records_per_kind, counted only
+  std::vector<Transfer> transfers;  ///< GPU: the copies' times, while launches are traced
+  std::size_t dropped = 0;          ///< records beyond max_records_per_kind, counted only
   std::optional<FailedCall> first_failed_call;
   /// What the sandbox stopped, one line each, from the runner's load of the module on:
   /// "socket (a network connection)", "open /path (permission denied by the sandbox)".

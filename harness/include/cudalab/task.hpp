@@ -122,6 +122,10 @@ struct TaskInfo {
   bool requires_2d_launch = false;      ///< some launch of `solve` must have a 2D grid or block (`dim3`)
   /// `solve` must fill a `__constant__` variable (a cudaMemcpyToSymbol record)
   bool requires_constant_memory = false;
+  /// Host pointers, page-locked by the harness: `solve` must move every element in and out once,
+  /// by cudaMemcpyAsync in chunks on two or more streams, with kernels on those streams; on a GPU
+  /// some copy must overlap a kernel (the copy and launch records show it).
+  bool requires_streams = false;
   bool supports_tf32 = false;  ///< reference() knows the tolerance of Precision::tf32
 };
 

@@ -196,7 +196,7 @@ cudaError_t copy(const char* api, void* dst, const void* src, std::size_t count,
   if (!valid) return failed_copy(cudaErrorInvalidValue, api, dst, src, count, kind);
   std::memmove(dst, src, count);
   if (checks::active) checks::host_wrote(dst, count);
-  if (record) records::record_copy(api, static_cast<int>(kind), dst, src, count);
+  if (record) records::record_copy(api, static_cast<int>(kind), dst, src, count, stream);
   return cudaSuccess;
 }
 
@@ -271,6 +271,7 @@ void record_launch(const cudalab_sim_launch_desc& d, std::size_t static_shared) 
   r.block[2] = d.block.z;
   r.dynamic_shared_bytes = d.shmem;
   r.static_shared_bytes = static_shared;
+  r.stream = reinterpret_cast<std::uintptr_t>(d.stream);
   runner::record_launch(std::move(r));
 }
 

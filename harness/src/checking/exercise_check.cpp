@@ -25,6 +25,7 @@
 #include "cudalab/paths.hpp"
 #include "cudalab/protocol.hpp"
 #include "cudalab/sandbox.hpp"
+#include "cudalab/timeline.hpp"
 
 namespace cudalab {
 
@@ -176,6 +177,7 @@ protocol::Spec make_spec(const RunnerCall& call, const SetViews& sets, const Sha
   spec.module = call.module.string();
   spec.symbol = info.signature.mangled_name();
   spec.device_pointers = info.pointers == PointerKind::device;
+  spec.page_locked_check = info.requires_streams;
   spec.total_bytes = shared.total();
   spec.sets.clear();
   spec.args.clear();
@@ -226,6 +228,26 @@ std::vector<std::string> solve_like_symbols(const fs::path& module) {
     if (pos != std::string::npos && line.find("solve", pos) != std::string::npos) found.push_back(line.substr(pos + 3));
   }
   return found;
+}
+
+/// The streams exercise's report: the largest case's copies and kernels per stream, timed on the
+/// GPU; the simulator, which runs each copy and kernel at its call, says what it cannot show.
+std::vector<std::string> streams_timeline(Backend backend, const std::vector<CaseResult>& cases) {
+  if (backend == Backend::sim) {
+    return {
+        "the simulator runs each copy and kernel at its call, one after another: it checks your chunks, "
+        "streams and asynchronous copies, but whether copies overlap kernels shows on a GPU only, where "
+        "this report draws each stream's copies and kernels on a time line"};
+  }
+  for (auto c = cases.rbegin(); c != cases.rend(); ++c) {
+    auto lines = draw_timeline(c->records);
+    if (lines.empty()) continue;
+    lines.insert(lines.begin(),
+                 fmt::format("copies and kernels at {}, per stream ({}):", c->c.label(),
+                             copies_overlap(c->records) ? "copies overlap kernels" : "nothing overlaps"));
+    return lines;
+  }
+  return {};
 }
 
 /// "cudaMemcpy(dst=host 0x…, …) failed: dst is a host pointer …".
@@ -1137,6 +1159,7 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
     }
     if (auto hint = size_pattern_hint(outcomes)) result.hints.push_back(*hint);
   }
+  if (task.info().requires_streams) result.timeline = streams_timeline(toolchain.backend(), result.cases);
   const CaseResult* failure = result.first_failure();
   result.verdict = failure == nullptr ? Verdict::passed : failure->verdict;
   return result;

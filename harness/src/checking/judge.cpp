@@ -4,11 +4,13 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <set>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "cudalab/detail/parallel.hpp"
+#include "cudalab/timeline.hpp"
 
 namespace cudalab {
 
@@ -347,6 +349,89 @@ std::vector<std::string> describe_mismatches(const OutputComparison& cmp, const 
   return lines;
 }
 
+namespace {
+
+/// Input bytes from which the streams rules want chunks on several streams: smaller checks may
+/// move everything in one copy.
+constexpr std::size_t kStreamsFromBytes = std::size_t{1} << 20;
+
+/// The streams exercise's rules (TaskInfo::requires_streams), most basic first.
+std::vector<std::string> stream_failures(const std::vector<Buffer>& buffers, const protocol::Records& records,
+                                         bool launches_recorded) {
+  std::vector<std::string> failures;
+  std::size_t in_bytes = 0, out_bytes = 0;
+  std::string inputs, outputs;
+  for (const auto& b : buffers) {
+    if (b.role != Role::output) in_bytes += b.bytes.size(), inputs += (inputs.empty() ? "" : ", ") + b.name;
+    if (b.role != Role::input) out_bytes += b.bytes.size(), outputs += (outputs.empty() ? "" : ", ") + b.name;
+  }
+  std::size_t to_device = 0, to_host = 0, chunks = 0;
+  std::set<std::uint64_t> copy_streams, launch_streams;
+  bool synchronous = false, on_default = false;
+  auto is_default = [](std::uint64_t s) { return s <= 2; };  // 0, cudaStreamLegacy, cudaStreamPerThread
+  for (const auto& c : records.copies) {
+    if (c.kind != protocol::CopyKind::host_to_device && c.kind != protocol::CopyKind::device_to_host) continue;
+    (c.kind == protocol::CopyKind::host_to_device ? to_device : to_host) += c.bytes;
+    chunks += c.kind == protocol::CopyKind::host_to_device ? 1 : 0;
+    if (!c.api.ends_with("Async")) {
+      synchronous = true;
+    } else if (is_default(c.stream)) {
+      on_default = true;
+    } else {
+      copy_streams.insert(c.stream);
+    }
+  }
+  for (const auto& l : records.launches) launch_streams.insert(l.stream);
+  if (to_device != in_bytes) {
+    failures.push_back(
+        fmt::format("{} bytes were copied to the device, and {} hold{} {}: copy each element in "
+                    "exactly once, chunk by chunk",
+                    to_device, inputs, inputs.find(',') == std::string::npos ? "s" : "", in_bytes));
+  }
+  if (to_host != out_bytes) {
+    failures.push_back(
+        fmt::format("{} bytes were copied back to the host, and {} hold{} {}: copy each result "
+                    "back exactly once, chunk by chunk",
+                    to_host, outputs, outputs.find(',') == std::string::npos ? "s" : "", out_bytes));
+  }
+  if (synchronous) {
+    failures.push_back(
+        "a copy used cudaMemcpy, which waits for the copy to finish before solve goes on: use cudaMemcpyAsync on one "
+        "of your streams, so that the next chunk's copy can start while this chunk's kernel runs");
+  }
+  if (on_default) {
+    failures.push_back(
+        "a cudaMemcpyAsync went to the default stream (0), which waits for every other stream: pass one of the "
+        "streams you made with cudaStreamCreate");
+  }
+  if (in_bytes < kStreamsFromBytes) return failures;
+  if (chunks < 2) {
+    failures.push_back(
+        fmt::format("{} went to the device in one copy: split the work into chunks, so that one "
+                    "chunk's copy overlaps another chunk's kernel",
+                    inputs));
+  }
+  if (copy_streams.size() < 2) {
+    failures.push_back(
+        fmt::format("the copies used {} stream{}: give the chunks two or more streams (round robin), "
+                    "or each chunk's copy waits for the previous chunk's kernel",
+                    copy_streams.size(), copy_streams.size() == 1 ? "" : "s"));
+  }
+  if (launches_recorded && !records.launches.empty() && launch_streams.size() < 2) {
+    failures.push_back(
+        "every kernel ran on one stream: launch each chunk's kernel on its chunk's stream, the fourth launch "
+        "parameter: kernel<<<blocks, threads, 0, stream>>>(...)");
+  }
+  if (failures.empty() && !records.transfers.empty() && !copies_overlap(records)) {
+    failures.push_back(
+        "no copy ran at the same time as a kernel or as a copy the other way: the timeline below shows what waited "
+        "— a cudaDeviceSynchronize or cudaStreamSynchronize inside the loop over chunks serialises them");
+  }
+  return failures;
+}
+
+}  // namespace
+
 std::vector<std::string> requirement_failures(const TaskInfo& info, const std::vector<Buffer>& buffers,
                                               const protocol::Records& records, bool launches_recorded) {
   std::vector<std::string> failures;
@@ -386,6 +471,11 @@ std::vector<std::string> requirement_failures(const TaskInfo& info, const std::v
                       "array and fill it with cudaMemcpyToSymbol (no such copy was made)",
                       info.id));
     }
+  }
+  if (info.requires_streams) {
+    auto more = stream_failures(buffers, records, launches_recorded);
+    failures.insert(failures.end(), more.begin(), more.end());
+    return failures;  // chunks replace the copy-once rules below
   }
   if (info.pointers != PointerKind::host) return failures;
   // Host-pointer exercises teach transfers: each input goes in once, each output comes out once.

@@ -185,6 +185,11 @@ void write_check_report(std::ostream& out, const std::vector<ExerciseResult>& re
     for (const auto& h : r.hints)
       out << "  " << paint(style.color, fmt::fg(fmt::terminal_color::cyan), "hint:") << ' ' << h << '\n';
   }
+  for (const auto& r : results) {
+    if (r.timeline.empty()) continue;
+    out << '\n' << paint(style.color, fmt::emphasis::bold, r.task->info().id) << "  timeline\n";
+    for (const auto& line : r.timeline) out << "  " << line << '\n';
+  }
 }
 
 json check_report_json(const std::vector<ExerciseResult>& results, const std::string& backend_line,
@@ -232,6 +237,7 @@ json check_report_json(const std::vector<ExerciseResult>& results, const std::st
            {"checks", r.cases.size()},
            {"hints", r.hints},
            {"cases", cases}};
+    if (!r.timeline.empty()) e["timeline"] = r.timeline;
     if (r.verdict == Verdict::compile_error) e["compiler_output"] = r.compile.diagnostics;
     e["compile_command"] = r.compile.command;
     exercises.push_back(std::move(e));

@@ -263,7 +263,8 @@ void to_json(json& j, const Spec& s) {
               for (const auto o : s.orders) list.push_back(name_of(o, order_names));
               return list;
             }()},
-           {"case_markers", s.case_markers}};
+           {"case_markers", s.case_markers},
+           {"page_locked_check", s.page_locked_check}};
 }
 
 void from_json(const json& j, Spec& s) {
@@ -304,6 +305,7 @@ void from_json(const json& j, Spec& s) {
   s.host_memory = enum_field(j, "host_memory", host_memory_names);
   s.checks = j.contains("checks") && bool_field(j, "checks");
   s.case_markers = j.contains("case_markers") && bool_field(j, "case_markers");
+  s.page_locked_check = j.contains("page_locked_check") && bool_field(j, "page_locked_check");
   s.checked_sets = j.contains("checked_sets") ? list_field<bool>(j, "checked_sets") : std::vector<bool>{};
   if (!s.checked_sets.empty() && s.checked_sets.size() != s.sets.size()) {
     throw ProtocolError("field 'checked_sets' does not hold one flag per set");
@@ -355,7 +357,8 @@ void to_json(json& j, const Copy& c) {
            {"kind", copy_kind_name(c.kind)},
            {"bytes", c.bytes},
            {"to_host_buffer", c.to_host_buffer},
-           {"from_host_buffer", c.from_host_buffer}};
+           {"from_host_buffer", c.from_host_buffer},
+           {"stream", c.stream}};
 }
 
 void from_json(const json& j, Copy& c) {
@@ -364,6 +367,7 @@ void from_json(const json& j, Copy& c) {
   c.bytes = count_field(j, "bytes");
   c.to_host_buffer = text_field(j, "to_host_buffer");
   c.from_host_buffer = text_field(j, "from_host_buffer");
+  c.stream = j.contains("stream") ? static_cast<std::uint64_t>(count_field(j, "stream")) : 0;
 }
 
 void to_json(json& j, const Launch& l) {
@@ -372,7 +376,10 @@ void to_json(json& j, const Launch& l) {
            {"block", l.block},
            {"dynamic_shared_bytes", l.dynamic_shared_bytes},
            {"static_shared_bytes", l.static_shared_bytes},
-           {"duration_s", l.duration_s}};
+           {"duration_s", l.duration_s},
+           {"stream", l.stream},
+           {"start_ns", l.start_ns},
+           {"end_ns", l.end_ns}};
 }
 
 void from_json(const json& j, Launch& l) {
@@ -382,6 +389,25 @@ void from_json(const json& j, Launch& l) {
   l.dynamic_shared_bytes = count_field(j, "dynamic_shared_bytes");
   l.static_shared_bytes = count_field(j, "static_shared_bytes");
   l.duration_s = seconds_field(j, "duration_s", nullptr);
+  l.stream = j.contains("stream") ? static_cast<std::uint64_t>(count_field(j, "stream")) : 0;
+  l.start_ns = j.contains("start_ns") ? static_cast<std::uint64_t>(count_field(j, "start_ns")) : 0;
+  l.end_ns = j.contains("end_ns") ? static_cast<std::uint64_t>(count_field(j, "end_ns")) : 0;
+}
+
+void to_json(json& j, const Transfer& t) {
+  j = json{{"kind", copy_kind_name(t.kind)},
+           {"bytes", t.bytes},
+           {"stream", t.stream},
+           {"start_ns", t.start_ns},
+           {"end_ns", t.end_ns}};
+}
+
+void from_json(const json& j, Transfer& t) {
+  t.kind = enum_field(j, "kind", copy_names);
+  t.bytes = count_field(j, "bytes");
+  t.stream = static_cast<std::uint64_t>(count_field(j, "stream"));
+  t.start_ns = static_cast<std::uint64_t>(count_field(j, "start_ns"));
+  t.end_ns = static_cast<std::uint64_t>(count_field(j, "end_ns"));
 }
 
 void to_json(json& j, const FailedCall& f) { j = json{{"call", f.call}, {"error", f.error}, {"cause", f.cause}}; }
@@ -394,6 +420,7 @@ void from_json(const json& j, FailedCall& f) {
 
 void to_json(json& j, const Records& r) {
   j = json{{"allocations", r.allocations}, {"copies", r.copies}, {"launches", r.launches}, {"dropped", r.dropped}};
+  if (!r.transfers.empty()) j["transfers"] = r.transfers;
   if (r.first_failed_call) j["first_failed_call"] = *r.first_failed_call;
   if (!r.blocked.empty()) j["blocked"] = r.blocked;
 }
@@ -402,6 +429,7 @@ void from_json(const json& j, Records& r) {
   r.allocations = list_field<Allocation>(j, "allocations");
   r.copies = list_field<Copy>(j, "copies");
   r.launches = list_field<Launch>(j, "launches");
+  r.transfers = j.contains("transfers") ? list_field<Transfer>(j, "transfers") : std::vector<Transfer>{};
   r.dropped = j.contains("dropped") ? count_field(j, "dropped") : 0;
   r.first_failed_call.reset();
   if (j.contains("first_failed_call")) r.first_failed_call = field(j, "first_failed_call").get<FailedCall>();

@@ -15,7 +15,7 @@ class Scale2dTask final : public Task {
     info_.id = "06_scale_2d";
     info_.name = "scale_2d";
     info_.summary = "B[r][c] = s[r]·A[r][c] with a 2D grid of 2D blocks";
-    info_.teaches = "2D grids and blocks (dim3); row-major indexing; 2D grid-stride loops";
+    info_.teaches = "2D grids and blocks (dim3); row-major indexing";
     info_.pointers = PointerKind::device;
     info_.requires_2d_launch = true;  // the exercise is the 2D launch
     info_.signature.params = {

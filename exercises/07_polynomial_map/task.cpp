@@ -37,7 +37,7 @@ class PolynomialMapTask final : public Task {
     info_.id = "07_polynomial_map";
     info_.name = "polynomial_map";
     info_.summary = "y[i] = p(x[i]), p's coefficients in __constant__ memory";
-    info_.teaches = "element-wise maps; __constant__ memory and cudaMemcpyToSymbol";
+    info_.teaches = "element-wise maps; __constant__ memory";
     info_.pointers = PointerKind::device;
     info_.requires_constant_memory = true;  // the exercise is the constant-memory copy
     info_.signature.params = {

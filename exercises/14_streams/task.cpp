@@ -15,7 +15,7 @@ class StreamsTask final : public Task {
     info_.id = "14_streams";
     info_.name = "streams";
     info_.summary = "y[i] = sqrt(1 + x[i]²), chunks copied and computed on several streams";
-    info_.teaches = "streams, cudaMemcpyAsync and pinned memory: copies that overlap kernels";
+    info_.teaches = "streams and pinned memory: copies overlap kernels";
     info_.pointers = PointerKind::host;
     info_.requires_streams = true;  // the exercise is the overlap
     info_.signature.params = {

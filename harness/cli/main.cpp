@@ -299,13 +299,28 @@ std::string standing_text(const Task& task, const StatusStore& status, Standing&
   return text;
 }
 
+/// Columns on a terminal: code points, not UTF-8 bytes ("‖x‖₂" is 4 wide).
+std::size_t display_width(const std::string& text) {
+  return static_cast<std::size_t>(std::ranges::count_if(text, [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
 int run_list() {
   const StatusStore status = StatusStore::in_cache();
-  fmt::print("{:<2}  {:<16} {:<50} {}\n", "#", "exercise", "what it practises", "where you stand");
+  std::size_t id_width = std::string("exercise").size(), teaches_width = std::string("what it practises").size();
+  for (const auto& t : all_tasks()) {
+    id_width = std::max(id_width, display_width(t->info().id));
+    teaches_width = std::max(teaches_width, display_width(t->info().teaches));
+  }
+  auto row = [&](const std::string& number, const std::string& id, const std::string& teaches,
+                 const std::string& where) {
+    fmt::print("{:<2}  {}{:{}} {}{:{}} {}\n", number, id, "", id_width - display_width(id), teaches, "",
+               teaches_width - display_width(teaches), where);
+  };
+  row("#", "exercise", "what it practises", "where you stand");
   for (const auto& t : all_tasks()) {
     Standing standing{};
     const std::string where = standing_text(*t, status, standing);
-    fmt::print("{:<2}  {:<16} {:<50} {}\n", t->info().number, t->info().id, t->info().teaches, where);
+    row(std::to_string(t->info().number), t->info().id, t->info().teaches, where);
   }
   fmt::print(
       "\nRun `cudalab check NAME` after editing exercises/NAME/kernel.cu; name an exercise by its\n"

@@ -122,15 +122,16 @@ cudaError_t CUDARTAPI cudaMemcpy2D(void* dst, size_t dpitch, const void* src, si
   return copied(fn(dst, dpitch, src, spitch, width, height, kind), "cudaMemcpy2D", dst, src, width * height, kind);
 }
 
-cudaError_t CUDARTAPI cudaMemcpyToSymbol(const void* symbol, const void* src, size_t bytes, size_t offset,
-                                         cudaMemcpyKind kind) {
-  static auto fn =
-      real<cudaError_t (*)(const void*, const void*, size_t, size_t, cudaMemcpyKind)>("cudaMemcpyToSymbol");
-  const cudaError_t err = fn(symbol, src, bytes, offset, kind);
-  if (err == cudaSuccess) records::record_copy("cudaMemcpyToSymbol", static_cast<int>(kind), symbol, src, bytes);
-  if (err != cudaSuccess) {
+namespace {
+
+/// A copy to or from a `__device__`/`__constant__` symbol: recorded, or its failure explained.
+cudaError_t symbol_copied(cudaError_t err, const char* api, const void* dst, const void* src, size_t bytes,
+                          size_t offset, cudaMemcpyKind kind, cudaStream_t stream) {
+  if (err == cudaSuccess) {
+    records::record_copy(api, static_cast<int>(kind), dst, src, bytes, stream);
+  } else {
     records::record_failed_call(
-        {"cudaMemcpyToSymbol(symbol, src, " + std::to_string(bytes) + " bytes, offset " + std::to_string(offset) + ")",
+        {std::string(api) + "(…, " + std::to_string(bytes) + " bytes, offset " + std::to_string(offset) + ")",
          cudaGetErrorName(err),
          "offset + bytes must fit in the symbol, and the symbol must be a __device__ or "
          "__constant__ variable"});
@@ -138,19 +139,37 @@ cudaError_t CUDARTAPI cudaMemcpyToSymbol(const void* symbol, const void* src, si
   return err;
 }
 
+}  // namespace
+
+cudaError_t CUDARTAPI cudaMemcpyToSymbol(const void* symbol, const void* src, size_t bytes, size_t offset,
+                                         cudaMemcpyKind kind) {
+  static auto fn =
+      real<cudaError_t (*)(const void*, const void*, size_t, size_t, cudaMemcpyKind)>("cudaMemcpyToSymbol");
+  return symbol_copied(fn(symbol, src, bytes, offset, kind), "cudaMemcpyToSymbol", symbol, src, bytes, offset, kind,
+                       nullptr);
+}
+
+cudaError_t CUDARTAPI cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t bytes, size_t offset,
+                                              cudaMemcpyKind kind, cudaStream_t stream) {
+  static auto fn = real<cudaError_t (*)(const void*, const void*, size_t, size_t, cudaMemcpyKind, cudaStream_t)>(
+      "cudaMemcpyToSymbolAsync");
+  return symbol_copied(fn(symbol, src, bytes, offset, kind, stream), "cudaMemcpyToSymbolAsync", symbol, src, bytes,
+                       offset, kind, stream);
+}
+
 cudaError_t CUDARTAPI cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t bytes, size_t offset,
                                            cudaMemcpyKind kind) {
   static auto fn = real<cudaError_t (*)(void*, const void*, size_t, size_t, cudaMemcpyKind)>("cudaMemcpyFromSymbol");
-  const cudaError_t err = fn(dst, symbol, bytes, offset, kind);
-  if (err == cudaSuccess) records::record_copy("cudaMemcpyFromSymbol", static_cast<int>(kind), dst, symbol, bytes);
-  if (err != cudaSuccess) {
-    records::record_failed_call({"cudaMemcpyFromSymbol(dst, symbol, " + std::to_string(bytes) + " bytes, offset " +
-                                     std::to_string(offset) + ")",
-                                 cudaGetErrorName(err),
-                                 "offset + bytes must fit in the symbol, and the symbol must be a __device__ or "
-                                 "__constant__ variable"});
-  }
-  return err;
+  return symbol_copied(fn(dst, symbol, bytes, offset, kind), "cudaMemcpyFromSymbol", dst, symbol, bytes, offset, kind,
+                       nullptr);
+}
+
+cudaError_t CUDARTAPI cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t bytes, size_t offset,
+                                                cudaMemcpyKind kind, cudaStream_t stream) {
+  static auto fn = real<cudaError_t (*)(void*, const void*, size_t, size_t, cudaMemcpyKind, cudaStream_t)>(
+      "cudaMemcpyFromSymbolAsync");
+  return symbol_copied(fn(dst, symbol, bytes, offset, kind, stream), "cudaMemcpyFromSymbolAsync", dst, symbol, bytes,
+                       offset, kind, stream);
 }
 
 cudaError_t CUDARTAPI cudaMemset(void* ptr, int value, size_t bytes) {

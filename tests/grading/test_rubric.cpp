@@ -7,7 +7,10 @@
 namespace cudalab::grading {
 namespace {
 
-const std::vector<std::string> kKnown = {"01_increment", "02_vector_add", "03_matmul", "04_normalize", "05_reduce"};
+const std::vector<std::string> kKnown = {"01_increment",     "02_vector_add", "03_matmul",         "04_normalize",
+                                         "05_reduce",        "06_scale_2d",   "07_polynomial_map", "08_row_norms",
+                                         "09_transpose",     "10_histogram",  "11_scan",           "12_softmax",
+                                         "13_median_filter", "14_streams",    "15_reduce_any"};
 
 std::string refusal(const std::string& text) {
   try {
@@ -20,10 +23,10 @@ std::string refusal(const std::string& text) {
 
 TEST(Rubric, TheDocumentedDefaultReads) {
   const Rubric r = load_rubric(CUDALAB_SOURCE_DIR "/grading/rubric.toml", kKnown);
-  EXPECT_EQ(r.exercises.size(), 5u);
+  EXPECT_EQ(r.exercises.size(), kKnown.size());  // the whole course path
   double total = 0;
   for (const auto& [id, rule] : r.exercises) total += rule.points;
-  EXPECT_DOUBLE_EQ(total, 100);
+  EXPECT_DOUBLE_EQ(total, 250);
   EXPECT_DOUBLE_EQ(r.performance.full_at, 1.2);
   EXPECT_EQ(r.exercises.at("03_matmul").correctness, CorrectnessRule::per_check);
   EXPECT_FALSE(r.late.deadline.has_value());
@@ -34,7 +37,8 @@ TEST(Rubric, MalformedRubricsNameTheKeyAndTheLine) {
             "rubric.toml:2: exercises.03_matmul.points must be a number from 0 to 1000000");
   EXPECT_EQ(refusal("[exercises.03_matmul]\npoints = 10\n\n[exercises.09_nothing]\npoints = 5\n"),
             "rubric.toml:4: exercises.09_nothing is not an exercise (known: 01_increment, 02_vector_add, 03_matmul, "
-            "04_normalize, 05_reduce)");
+            "04_normalize, 05_reduce, 06_scale_2d, 07_polynomial_map, 08_row_norms, 09_transpose, 10_histogram, "
+            "11_scan, 12_softmax, 13_median_filter, 14_streams, 15_reduce_any)");
   EXPECT_EQ(refusal("[exercises.03_matmul]\npoints = 10\npoints_share = 0.2\n"),
             "rubric.toml:3: exercises.03_matmul.points_share is not a rubric key (known here: correctness, "
             "performance_share, points)");

@@ -714,11 +714,12 @@ bool make_box(const RunnerCall& call, std::optional<RunnerSandbox>& box, CaseRes
   }
 }
 
-/// A case's size as the product of its dimensions: elements, or multiply-adds of a matmul.
-std::int64_t work_of(const Case& c) {
-  std::int64_t work = 1;
-  for (const auto& d : c.dims) work *= std::max<std::int64_t>(d.value, 1);
-  return work;
+/// A case's size from the task's cost model: elements moved (reading and writing one counts once),
+/// or multiply-adds where they are more (a matmul). Not the product of the dimensions, which for
+/// n values into num_bins bins is neither.
+std::int64_t work_of(const Task& task, const Case& c) {
+  const Cost cost = task.cost(c);
+  return static_cast<std::int64_t>(std::max(cost.bytes / 8, cost.flops / 2));
 }
 
 /// run_cases with the seeds given.
@@ -764,7 +765,8 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
     if (spec.checks) {
       // The checks cost some 20 times a plain access: the sizes of up to 2^20 elements (or
       // multiply-adds) are checked, the rest run plain (the large sizes, 255×257×129 matmuls).
-      for (std::size_t i = first; i < cases.size(); ++i) spec.checked_sets.push_back(work_of(cases[i]) <= (1 << 20));
+      for (std::size_t i = first; i < cases.size(); ++i)
+        spec.checked_sets.push_back(work_of(task, cases[i]) <= (1 << 20));
     }
     // Under a tool the runner is not locked down: the tool's library in it must reach its files.
     if (options.runner_prefix.empty()) spec.sandbox = box->spec();
@@ -1011,14 +1013,14 @@ bool explain_state_kept(const Task& task, const Toolchain& toolchain, const fs::
 
 /// Whether a case is small enough to run again for the sanitize runs: at most 2^16 elements, a few
 /// milliseconds on the simulator, well under a second under compute-sanitizer.
-bool is_small(const Case& c) { return work_of(c) <= (std::int64_t{1} << 16); }
+bool is_small(const Task& task, const Case& c) { return work_of(task, c) <= (std::int64_t{1} << 16); }
 
 /// The small cases of `result` whose verdict `keep` accepts, and where each stands in it.
 template <class Keep>
 std::pair<std::vector<Case>, std::vector<std::size_t>> small_cases(const ExerciseResult& result, Keep keep) {
   std::pair<std::vector<Case>, std::vector<std::size_t>> out;
   for (std::size_t i = 0; i < result.cases.size(); ++i) {
-    if (is_small(result.cases[i].c) && keep(result.cases[i].verdict)) {
+    if (is_small(*result.task, result.cases[i].c) && keep(result.cases[i].verdict)) {
       out.first.push_back(result.cases[i].c);
       out.second.push_back(i);
     }

@@ -1,4 +1,4 @@
-// expect: wrong_output | off by the same factor
+// expect: wrong_output | did you forget the square root
 // Bug: divides by the sum of squares instead of its square root.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,6 @@
 // expect: out_of_bounds | B
-// finding: out_of_bounds | 11 | past the end of s
+// finding: out_of_bounds | 12 | past the end of s
+// finding on gpu: out_of_bounds | 12 | past the end of a
 // Bug: only the column is tested (col < N). The grid's bottom row of blocks reaches past row
 // M - 1 whenever M is not a multiple of 8, and those threads read past the end of A and s and
 // write past the end of B.

@@ -27,8 +27,8 @@ __global__ void scan_tiles(const int* x, int* y, int* block_sums, int n) {
   //   total to block_sums[blockIdx.x].
 }
 
-// Phase 2: scan the block totals (one block of threads is enough for a few thousand of them;
-// more need the same three phases again, on the totals).
+// Phase 2: scan the block totals. One block is enough if it walks them in pieces of blockDim.x,
+// carrying the running sum from piece to piece (there are tens of thousands at the largest n).
 __global__ void scan_block_sums(int* block_sums, int count) {
   // TODO(student): turn block_sums into its inclusive scan.
 }

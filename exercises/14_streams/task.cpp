@@ -72,6 +72,34 @@ class StreamsTask final : public Task {
 
   [[nodiscard]] std::string cpu_solve_name() const override { return cpu_loop_name("sqrt loop"); }
 
+  // The pipeline's usual slip: a chunk count rounded down, so the short last chunk (or all of a
+  // small x) never goes through. y is then right up to some element and never written after it.
+  [[nodiscard]] std::optional<std::string> diagnose(const Case& c, const std::vector<Buffer>& inputs,
+                                                    const Buffer& actual, const Expected& expected) const override {
+    (void)inputs;
+    const std::size_t n = dim_size(c, "n");
+    const auto y = actual.f32();
+    if (y.size() != n || expected.value.size() != n) return std::nullopt;
+    std::size_t right = 0;
+    while (right < n && std::abs(static_cast<double>(y[right]) - expected.value[right]) <= expected.tolerance[right]) {
+      ++right;
+    }
+    for (std::size_t i = right; i < n; ++i) {
+      if (!std::isnan(y[i])) return std::nullopt;  // written, and wrong: not this slip
+    }
+    if (right == n) return std::nullopt;
+    if (right == 0) {
+      return std::string(
+          "no element of y came back: if n is smaller than one chunk, the loop ran no chunk at all (count the chunks "
+          "as (n + CHUNK - 1) / CHUNK); otherwise copy each chunk's result back with cudaMemcpyAsync(y + first, ..., "
+          "cudaMemcpyDeviceToHost, stream) and wait for every stream before solve returns");
+    }
+    return "y is right up to element " + std::to_string(right - 1) + " and never written from " +
+           std::to_string(right) + " on: the last " + std::to_string(n - right) +
+           " elements, a chunk shorter than the others, were not copied, computed or copied back — count the chunks "
+           "as (n + CHUNK - 1) / CHUNK and give the last one n - first elements";
+  }
+
  private:
   TaskInfo info_;
 };

@@ -28,5 +28,19 @@ TEST(Streams, Float32HypotenusePassesAndNearMissesDoNot) {
   }
 }
 
+TEST(Streams, HintNamesTheDroppedLastChunk) {
+  const Case c = task_testing::case_labelled(streams(), "n=4097");
+  const auto bufs = task_testing::buffers(streams(), c);
+  const Expected e = streams().reference(c, bufs).at(0);
+  Buffer y = Buffer::make("y", DType::f32, Role::output, 4097);
+  for (std::size_t i = 0; i < 4097; ++i) y.f32()[i] = i < 4096 ? static_cast<float>(e.value[i]) : NAN;
+  EXPECT_NE(streams().diagnose(c, bufs, y, e).value_or("").find("never written from 4096 on: the last 1 elements"),
+            std::string::npos);
+  for (float& v : y.f32()) v = NAN;
+  EXPECT_NE(streams().diagnose(c, bufs, y, e).value_or("").find("no element of y came back"), std::string::npos);
+  y.f32()[4096] = 0.0f;  // written and wrong: another mistake
+  EXPECT_FALSE(streams().diagnose(c, bufs, y, e).has_value());
+}
+
 }  // namespace
 }  // namespace cudalab

@@ -52,6 +52,7 @@ struct CaseResult {
   std::string message;                      ///< one line: what happened
   std::vector<std::string> details;         ///< mismatches, the submission's output, …
   std::vector<std::string> hints;           ///< what the mistake looks like
+  bool diagnosed = false;                   ///< a hint is the task's own diagnosis (Task::diagnose)
   double solve_ms = 0;                      ///< wall time of solve in the runner (not a benchmark)
   protocol::Records records;                ///< launches, copies, allocations
   bool launches_recorded = false;           ///< false where kernel launches could not be traced

@@ -299,6 +299,7 @@ bool judge_values(const Task& task, const Case& c, const std::vector<Buffer>& or
     // only guess from where and what the wrong values are, and would contradict it.
     if (auto specific = task.diagnose(c, originals, actual, e)) {
       r.hints.push_back(*specific);
+      r.diagnosed = true;
     } else {
       r.hints.insert(r.hints.end(), cmp.hints.begin(), cmp.hints.end());
     }
@@ -358,7 +359,17 @@ bool judge_bounds(const Case& c, const std::vector<Buffer>& like, const protocol
 void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& originals,
                    const std::vector<Buffer>& after, const std::vector<const std::byte*>& inputs_now,
                    const std::vector<Expected>& expected, CaseResult& r) {
-  if (!judge_values(task, c, originals, after, expected, r)) return;
+  if (!judge_values(task, c, originals, after, expected, r)) {
+    // A __constant__ array never filled reads as zeros: that, not the pattern of zeros, is the cause.
+    const bool to_symbol = std::ranges::any_of(
+        r.records.copies, [](const protocol::Copy& copy) { return copy.api.starts_with("cudaMemcpyToSymbol"); });
+    if (task.info().requires_constant_memory && !to_symbol) {
+      r.hints = {
+          "no cudaMemcpyToSymbol was made: a __constant__ array that is never filled holds zeros — copy the "
+          "coefficients into it in solve, on every call"};
+    }
+    return;
+  }
   const bool host = task.info().pointers == PointerKind::host;
   if (auto changed = modified_inputs(originals, inputs_now); !changed.empty()) {
     std::string names;
@@ -1150,6 +1161,8 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
     check_with_compute_sanitizer(task, toolchain, result.compile.module, options, result);
   }
   const bool found = std::ranges::any_of(result.cases, [](const CaseResult& c) { return !c.findings.empty(); });
+  // A task's diagnosis names the mistake; the pattern of failing sizes would only guess again.
+  const bool diagnosed = std::ranges::any_of(result.cases, [](const CaseResult& c) { return c.diagnosed; });
   // A finding outranks a guess: where state kept from earlier calls explains the failure, the
   // pattern of failing sizes (which it also produces) is not offered as the cause.
   if (!found && !explain_state_kept(task, toolchain, result.compile.module, options, result)) {
@@ -1159,7 +1172,7 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
         outcomes.push_back({c.c, c.verdict == Verdict::passed});
       }
     }
-    if (auto hint = size_pattern_hint(outcomes)) result.hints.push_back(*hint);
+    if (auto hint = size_pattern_hint(outcomes); hint && !diagnosed) result.hints.push_back(*hint);
   }
   if (task.info().requires_streams) result.timeline = streams_timeline(toolchain.backend(), result.cases);
   const CaseResult* failure = result.first_failure();

@@ -142,6 +142,15 @@ std::pair<std::string, std::string> describe(const Finding& f, const std::map<st
             "two threads write one element: give each thread its own element, or combine with atomicAdd, or "
             "separate the writes with __syncthreads()";
       }
+      // The same statement on both sides: a tree step (`s[i] += s[i + stride]`, which a barrier
+      // between steps fixes) or two threads updating one element (`hist[v]++`, which only an atomic
+      // fixes). The records do not tell them apart: the fix names both.
+      const Placed now_at = place_of(f.access, places);
+      if (f.other && !now_at.at.empty() && now_at.at == then_at.at && !(!f.shared && other_block)) {
+        fix +=
+            "; but if the two threads update the same element in that one statement (`hist[v]++`, "
+            "`x[0] += v`), no barrier can order them: make the update atomic (atomicAdd)";
+      }
       return {text, fix};
     }
     case FindingKind::uninitialized: {

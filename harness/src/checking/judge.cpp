@@ -447,8 +447,10 @@ std::vector<std::string> requirement_failures(const TaskInfo& info, const std::v
     const bool any_shared = std::ranges::any_of(
         launches, [](const protocol::Launch& l) { return l.static_shared_bytes + l.dynamic_shared_bytes > 0; });
     if (!any_shared) {
-      failures.push_back(fmt::format("{} must use shared memory, and none of its {} launch{} did ({})", info.id,
-                                     launches.size(), launches.size() == 1 ? "" : "es", describe_launches(records)));
+      failures.push_back(fmt::format(
+          "{} must use shared memory, and {} did not ({})", info.id,
+          launches.size() == 1 ? "its launch" : "none of its " + std::to_string(launches.size()) + " launches",
+          describe_launches(records)));
     }
   }
   if (launches_recorded && info.requires_2d_launch) {
@@ -456,10 +458,11 @@ std::vector<std::string> requirement_failures(const TaskInfo& info, const std::v
       return l.grid[1] > 1 || l.block[1] > 1 || l.grid[2] > 1 || l.block[2] > 1;
     });
     if (!any_2d) {
-      failures.push_back(
-          fmt::format("{} must launch a 2D grid of 2D blocks (dim3 with a y extent), and none of its "
-                      "{} launch{} did ({})",
-                      info.id, launches.size(), launches.size() == 1 ? "" : "es", describe_launches(records)));
+      failures.push_back(fmt::format(
+          "{} must launch a 2D grid or a 2D block (dim3 with a y extent above 1), and {} did not ({}): give the "
+          "block a y extent, e.g. dim3 block(32, 8), so that every shape launches in 2D, a single row too",
+          info.id, launches.size() == 1 ? "its launch" : "none of its " + std::to_string(launches.size()) + " launches",
+          describe_launches(records)));
     }
   }
   if (info.requires_constant_memory) {

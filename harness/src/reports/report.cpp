@@ -137,11 +137,13 @@ bool want_color(int fd) {
 }
 
 void write_check_report(std::ostream& out, const std::vector<ExerciseResult>& results, const ReportStyle& style) {
-  out << fmt::format("{:<16} {:<22} {:>7} {:>10}\n", "exercise", "result", "checks", "solve time");
+  std::size_t id_width = 16;  // "13_median_filter"; longer names widen the column
+  for (const auto& r : results) id_width = std::max(id_width, r.task->info().id.size());
+  out << fmt::format("{:<{}} {:<22} {:>7} {:>10}\n", "exercise", id_width, "result", "checks", "solve time");
   for (const auto& r : results) {
     const std::string title = verdict_title(r.verdict);
     // Pad before painting: escape codes would upset the column widths.
-    out << fmt::format("{:<16} ", r.task->info().id)
+    out << fmt::format("{:<{}} ", r.task->info().id, id_width)
         << paint(style.color, verdict_style(r.verdict), fmt::format("{:<22}", title))
         << fmt::format(" {:>7} {:>8.1f}ms\n", checks_column(r), total_solve_ms(r));
   }
@@ -179,7 +181,8 @@ void write_check_report(std::ostream& out, const std::vector<ExerciseResult>& re
       std::string list;
       for (const auto& m : more) list += (list.empty() ? "" : ", ") + m;
       out << "  " << paint(style.color, verdict_style(r.verdict), "✗")
-          << fmt::format(" also wrong at {} more size{}: {} (-v shows each)\n", more.size(),
+          << fmt::format(" also {} at {} more size{}: {} (-v shows each)\n",
+                         r.verdict == Verdict::wrong_output ? "wrong" : "failing", more.size(),
                          more.size() == 1 ? "" : "s", list);
     }
     for (const auto& h : r.hints)

@@ -1,4 +1,4 @@
-// expect: requirement_unmet | must launch a 2D grid
+// expect: requirement_unmet | must launch a 2D grid or a 2D block
 // Bug: the matrix is treated as one long vector of M*N elements with a 1D grid. The numbers are
 // right (row = i / N), but the exercise is the 2D launch, and the launch records show none.
 #include <cuda_runtime.h>

@@ -328,6 +328,36 @@ int run_list() {
   return kExitPassed;
 }
 
+/// `cudalab init DIR`: a student's own copy of the exercises (each README and skeleton), so that
+/// the project's copies stay pristine. cudalab run inside DIR finds DIR's exercises (project_root
+/// walks up from the current folder). Never overwrites: a folder that already holds exercises is
+/// refused, so that no student's work is lost.
+int run_init(const fs::path& dir) {
+  const fs::path from = project_root() / "exercises";
+  std::error_code ec;
+  for (const auto& t : all_tasks()) {
+    if (fs::exists(dir / "exercises" / t->info().id, ec)) {
+      throw UsageError(fmt::format("{} already holds exercises ({}): init never overwrites; choose a new folder",
+                                   dir.string(), (dir / "exercises" / t->info().id).string()));
+    }
+  }
+  std::size_t copied = 0;
+  for (const auto& t : all_tasks()) {
+    const std::string& id = t->info().id;
+    fs::create_directories(dir / "exercises" / id, ec);
+    for (const char* file : {"README.md", "kernel.cu"}) {
+      if (!fs::exists(from / id / file, ec)) continue;  // a course without this exercise's file
+      fs::copy_file(from / id / file, dir / "exercises" / id / file, ec);
+      if (ec)
+        throw SetupError(fmt::format("cannot write {}: {}", (dir / "exercises" / id / file).string(), ec.message()));
+    }
+    ++copied;
+  }
+  fmt::print("cudalab: {} exercises copied into {}\n", copied, (dir / "exercises").string());
+  fmt::print("next: cd {} && cudalab list   (cudalab works on the exercises of the folder you are in)\n", dir.string());
+  return kExitPassed;
+}
+
 /// The course path's next step: the first exercise not passing, else the first not yet fast.
 int run_next() {
   const StatusStore status = StatusStore::in_cache();
@@ -485,6 +515,10 @@ int main(int argc, char** argv) {
 
   auto* list = app.add_subcommand("list", "List the exercises, what each practises, and where you stand");
   auto* next = app.add_subcommand("next", "Say which exercise to do next, and why");
+  std::string init_dir;
+  auto* init =
+      app.add_subcommand("init", "Copy the exercises (READMEs and skeletons) into a folder of your own, to work there");
+  init->add_option("dir", init_dir, "The folder to create or fill (it must not hold exercises yet)")->required();
 
   CheckArgs check_args;
   auto* check = app.add_subcommand("check", "Compile a kernel.cu and check it against the CPU reference");
@@ -592,6 +626,7 @@ int main(int argc, char** argv) {
     if (bench->parsed()) return run_bench(bench_args, command_line);
     if (list->parsed()) return run_list();
     if (next->parsed()) return run_next();
+    if (init->parsed()) return run_init(fs::absolute(init_dir));
     if (check->parsed()) return run_check(check_args);
   } catch (const UsageError& e) {
     fmt::print(stderr, "cudalab: {}\n", e.what());

@@ -336,5 +336,35 @@ TEST(Cli, ListShowsEveryExerciseByFolder) {
   EXPECT_GE(listed, 5u);
 }
 
+TEST(Cli, InitCopiesTheExercisesIntoAFolderOfTheStudentsAndNeverOverwrites) {
+  const fs::path dir = test_dir("init") / "my course";
+  auto r = cli({"init", dir.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::size_t exercises = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(CUDALAB_SOURCE_DIR) / "exercises")) {
+    if (!fs::exists(entry.path() / "task.cpp")) continue;
+    const fs::path mine = dir / "exercises" / entry.path().filename();
+    EXPECT_TRUE(fs::exists(mine / "kernel.cu")) << mine;
+    EXPECT_TRUE(fs::exists(mine / "README.md")) << mine;
+    EXPECT_FALSE(fs::exists(mine / "task.cpp")) << "the trusted side stays out of the student's copy";
+    ++exercises;
+  }
+  EXPECT_NE(r.output.find(std::to_string(exercises) + " exercises copied"), std::string::npos) << r.output;
+
+  // cudalab works on the copy: a change there is what `check` sees, and the project's is untouched.
+  { std::ofstream(dir / "exercises/01_increment/kernel.cu") << "void solve(int* data, int n) { int x = ; }\n"; }
+  r = run_cli(CUDALAB_CLI, {"check", "1", "--backend", "sim"}, {"CUDALAB_ROOT=" + dir.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("does not compile"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("my course/exercises/01_increment/kernel.cu"), std::string::npos) << r.output;
+
+  // A second init would overwrite that work: refused in one line, the file as the student left it.
+  r = cli({"init", dir.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("already holds exercises"), std::string::npos) << r.output;
+  std::ifstream kept(dir / "exercises/01_increment/kernel.cu");
+  EXPECT_NE(std::string(std::istreambuf_iterator<char>(kept), {}).find("int x = ;"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace cudalab

@@ -86,7 +86,7 @@ TEST(Cli, MistypedCommandSuggestsTheNearestOne) {
 TEST(Cli, UnknownCommandWithNoNearOneListsTheCommands) {
   auto r = cli({"frobnicate"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("unknown command 'frobnicate'; the commands are list, next, check, bench"), std::string::npos)
+  EXPECT_NE(r.output.find("unknown command 'frobnicate'; the commands are list, next, init, check, bench"), std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find("did you mean"), std::string::npos) << r.output;
 }
@@ -95,7 +95,7 @@ TEST(Cli, NoCommandPrintsTheHelpAndSaysToPickOne) {
   auto r = cli({});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("Exit codes"), std::string::npos) << "the help is missing: " << r.output;
-  EXPECT_NE(r.output.find("cudalab: pick a subcommand (list, next, check, bench, grade, report, merge, export)"),
+  EXPECT_NE(r.output.find("cudalab: pick a subcommand (list, next, init, check, bench, grade, report, merge, export)"),
             std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find("A subcommand is required"), std::string::npos) << r.output;

@@ -24,7 +24,8 @@ BackendRequest parse_backend_request(std::string_view text);
 
 /// The toolchain chosen for a request, and what to tell the user about the choice.
 struct BackendChoice {
-  std::unique_ptr<Toolchain> toolchain;
+  std::unique_ptr<Toolchain> toolchain;  ///< the chosen backend's toolchain
+
   /// One line: "backend: gpu (…)", or for `auto` on a machine without a GPU
   /// "backend: sim (…); no NVIDIA GPU found: using the CPU simulator".
   std::string line;

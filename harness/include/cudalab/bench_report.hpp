@@ -23,11 +23,11 @@ struct DeviceInfo {
 
 /// Everything one `cudalab bench` run measured.
 struct BenchResults {
-  DeviceInfo device;
-  std::string date;     ///< when it ran, ISO 8601 ("2025-06-01" or with the time)
-  std::string command;  ///< the command line, for reproducing it
-  SamplingPolicy policy;
-  std::vector<Measurement> measurements;
+  DeviceInfo device;                      ///< where it ran
+  std::string date;                       ///< when it ran, ISO 8601 ("2025-06-01" or with the time)
+  std::string command;                    ///< the command line, for reproducing it
+  SamplingPolicy policy;                  ///< the sampling policy the submissions were timed with
+  std::vector<Measurement> measurements;  ///< every exercise's BenchOutcome::measurements, in order
 };
 
 /// Names of every baseline in `results`, each once, in order of first appearance: the speedup

@@ -18,8 +18,8 @@ namespace cudalab {
 /// One input set of one case: its buffers (outputs poisoned) and, computed alongside, what a
 /// correct submission produces from them.
 struct CaseData {
-  std::vector<Buffer> buffers;
-  std::shared_future<std::vector<Expected>> expected;
+  std::vector<Buffer> buffers;                         ///< every buffer of the signature, in parameter order
+  std::shared_future<std::vector<Expected>> expected;  ///< the reference's outputs, ready once computed
 };
 
 /// Makes a case's data from its seed: the buffers now, the reference on another thread.

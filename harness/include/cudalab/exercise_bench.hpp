@@ -26,12 +26,13 @@ int fp32_lanes_per_sm(int cc_major, int cc_minor);
 Peaks device_peaks(const std::filesystem::path& runner, const GpuDevice& device, const std::filesystem::path& cache_dir,
                    bool& measured_now, const std::string& visible_devices = {});
 
+/// How a bench runs: which sizes, how long to sample, what to compare with and under which limits.
 struct BenchOptions {
-  std::uint64_t seed = 0;
-  std::vector<std::int64_t> sizes;  ///< first dimension (n or M) of the cases to time; empty: the large case
-  SamplingPolicy policy;
-  SamplingPolicy cpu_policy;  ///< for the CPU baselines
-  bool cpu_baselines = true;
+  std::uint64_t seed = 0;                   ///< the run's seed; case_seed() derives each input set's from it
+  std::vector<std::int64_t> sizes;          ///< first dimension (n or M) of the cases to time; empty: the large case
+  SamplingPolicy policy;                    ///< for the submission and the reference solution
+  SamplingPolicy cpu_policy;                ///< for the CPU baselines
+  bool cpu_baselines = true;                ///< also time Task::cpu_solve on 1 thread and on every core
   std::filesystem::path reference;          ///< the reference solution to compare with; empty: none
   std::string name;                         ///< the measurement's name in reports; empty: the exercise id
   bool measure_unmet_requirements = false;  ///< ladder steps: time a right answer that breaks a rule, with a note
@@ -39,15 +40,18 @@ struct BenchOptions {
   /// repeatable); false times them in pageable memory, as a plain `new[]` would be.
   bool page_locked_host = true;
   Precision precision = Precision::fp32;  ///< tf32 only for tasks that support it
+  /// Per timed runner process.
   std::chrono::milliseconds timeout{120'000};
   /// Rotating input sets (each generated, checked against the CPU reference and re-checked after
   /// timing): 4 keep the caches honest; a grader timing hundreds of kernels may use fewer.
   std::size_t input_sets = 4;
   std::string visible_devices;  ///< CUDA_VISIBLE_DEVICES for the runner; empty: as inherited
+
   /// Device-pointer exercises: time the kernels alone in extra traced calls (the "(kernels)" row);
   /// a grader, which scores the end-to-end time, saves the second this takes.
   bool kernel_traces = true;
   CaseDataCache* case_data = nullptr;  ///< inputs and expected outputs shared between benches; null: made here
+
   /// Called once the submission's last timed runner has ended, before its outputs are judged,
   /// where no run of the reference solution follows: the GPU is no longer needed.
   std::function<void()> after_timed_run;
@@ -58,12 +62,12 @@ struct BenchOptions {
 
 /// One exercise's measurements, or why it could not be measured.
 struct BenchOutcome {
-  const Task* task = nullptr;
-  std::filesystem::path source;
-  Verdict verdict = Verdict::passed;  ///< a failure of the timed code (compile error, wrong output, …)
-  std::string message;                ///< what failed, for reports
-  std::vector<std::string> details;
-  std::vector<Measurement> measurements;
+  const Task* task = nullptr;             ///< the exercise timed
+  std::filesystem::path source;           ///< the kernel.cu timed
+  Verdict verdict = Verdict::passed;      ///< a failure of the timed code (compile error, wrong output, …)
+  std::string message;                    ///< what failed, for reports
+  std::vector<std::string> details;       ///< more lines about the failure: compiler output, mismatches, hints
+  std::vector<Measurement> measurements;  ///< per case timed, plus its "(kernels)" row where there is one
   /// Where the wall time of the timed runs went, in order (each case's inputs, then
   /// RunnerCall::time_split): for logs, never judged.
   std::vector<protocol::Phase> time_split;

@@ -22,13 +22,14 @@ namespace cudalab {
 
 /// How a check runs: the seed of its inputs and the limits each case runs under.
 struct CheckOptions {
-  std::uint64_t seed = 0;
+  std::uint64_t seed = 0;                     ///< the run's seed; case_seed() derives each case's from it
   std::chrono::milliseconds timeout{20'000};  ///< per case, context creation included
   std::size_t max_output_bytes = 1 << 20;     ///< stdout+stderr of one case
   std::vector<std::int64_t> only_sizes;       ///< empty: all cases; else cases whose first dim is listed
   Precision precision = Precision::fp32;      ///< tf32 only for tasks that support it
   std::string visible_devices;                ///< CUDA_VISIBLE_DEVICES for the runner; empty: as inherited
   CaseDataCache* case_data = nullptr;  ///< inputs and expected outputs shared between checks; null: made per check
+
   /// Check device code's accesses (`--sanitize`): the toolchain must be made with
   /// ToolchainConfig::checked. The simulator checks every access itself and runs the small cases
   /// again with each block's threads in reverse and shuffled order; a GPU runs under compute-sanitizer.
@@ -47,8 +48,8 @@ struct CheckOptions {
 
 /// One case's outcome.
 struct CaseResult {
-  Case c;
-  Verdict verdict = Verdict::passed;
+  Case c;                                   ///< the size checked
+  Verdict verdict = Verdict::passed;        ///< passed, or the first problem found
   std::string message;                      ///< one line: what happened
   std::vector<std::string> details;         ///< mismatches, the submission's output, …
   std::vector<std::string> hints;           ///< what the mistake looks like
@@ -61,17 +62,18 @@ struct CaseResult {
 
 /// One exercise's outcome.
 struct ExerciseResult {
-  const Task* task = nullptr;
-  Backend backend = Backend::sim;
-  std::filesystem::path source;
-  CompileResult compile;
-  std::vector<CaseResult> cases;
+  const Task* task = nullptr;      ///< the exercise checked
+  Backend backend = Backend::sim;  ///< where it ran
+  std::filesystem::path source;    ///< the kernel.cu checked
+  CompileResult compile;           ///< its compilation; no cases ran when that failed
+  std::vector<CaseResult> cases;   ///< one per case run, in order
   std::vector<std::string> hints;  ///< drawn from the pattern of failing sizes
   /// Exercises with streams: the largest case's copies and kernels per stream (draw_timeline), or
   /// on the simulator a line that says why there is none.
   std::vector<std::string> timeline;
-  Verdict verdict = Verdict::passed;
+  Verdict verdict = Verdict::passed;  ///< passed, compile_error, or the first failing case's verdict
 
+  /// How many of `cases` passed.
   [[nodiscard]] std::size_t passed_cases() const;
   /// The first failing case, or nullptr.
   [[nodiscard]] const CaseResult* first_failure() const;
@@ -99,13 +101,13 @@ using InputSets = std::vector<const std::vector<Buffer>*>;
 /// One call of the runner: which module, at which case, in which mode (check, or bench with its
 /// policy: `spec`'s other fields are filled in from the task and the buffers) and under which limits.
 struct RunnerCall {
-  const Task& task;
-  const Toolchain& toolchain;
-  std::filesystem::path module;
-  Case c;
-  protocol::Spec spec;
-  std::chrono::milliseconds timeout;
-  std::size_t max_output_bytes;
+  const Task& task;                      ///< the exercise, for its signature and requirements
+  const Toolchain& toolchain;            ///< whose runner program runs the module
+  std::filesystem::path module;          ///< the compiled submission
+  Case c;                                ///< the case the input sets belong to
+  protocol::Spec spec;                   ///< mode and policy; the rest is filled in here
+  std::chrono::milliseconds timeout;     ///< per case (a check of several cases gets that many times it)
+  std::size_t max_output_bytes;          ///< stdout+stderr per case, as timeout
   std::string visible_devices = {};      ///< CUDA_VISIBLE_DEVICES for the runner; empty: as inherited
   std::function<void()> after_run = {};  ///< called once the runner's process has ended, before judging
   /// Where the call's wall time went, appended in order: the parent's preparing, the process's
@@ -121,13 +123,13 @@ struct RunnerCall {
 
 /// One byte the runner wrote on the clock pipe, and when the parent read it (seconds since the spawn).
 struct ClockMark {
-  char mark = 0;
-  double at_s = 0;
+  char mark = 0;    ///< one of protocol::kClockMarks
+  double at_s = 0;  ///< when the parent read it, in seconds since the spawn
 };
 
 /// What the parent's own clock saw of a bench run (protocol::kClockFd).
 struct ParentClock {
-  std::vector<ClockMark> marks;
+  std::vector<ClockMark> marks;  ///< in the order read
 };
 
 /// The expected outputs of input set `set`; called once the child has started, so that the

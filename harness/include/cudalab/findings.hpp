@@ -18,7 +18,7 @@ namespace cudalab {
 /// A place in the source: "kernel.cu:41" (file name only) and the line.
 struct SourcePlace {
   std::string file;  ///< as the compiler saw it (the student's path), empty if unknown
-  int line = 0;
+  int line = 0;      ///< 1-based line number; 0 if unknown
 };
 
 /// The source places of module offsets `pcs` in `module` (its debug lines, through addr2line;

@@ -12,14 +12,14 @@ namespace cudalab {
 
 /// The GPU as the runner's probe reports it.
 struct GpuDevice {
-  std::string name;
-  std::string uuid;
-  int sm_count = 0;
+  std::string name;         ///< "NVIDIA H100 80GB HBM3"
+  std::string uuid;         ///< the device's UUID, 32 hex digits
+  int sm_count = 0;         ///< streaming multiprocessors
   int clock_khz = 0;        ///< the boost clock the device reports
   int driver_version = 0;   ///< CUDA driver API version, 13000 for 13.0
   int runtime_version = 0;  ///< CUDA runtime version
   int cc_major = 0;         ///< compute capability, 9.0 for an H100
-  int cc_minor = 0;
+  int cc_minor = 0;         ///< compute capability's minor number (0 for 9.0)
 };
 
 /// The first device the GPU runner sees, or nothing (with `why`) when there is none.

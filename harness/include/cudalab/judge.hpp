@@ -46,22 +46,23 @@ const char* verdict_title(Verdict v);
 
 /// One wrong element.
 struct Mismatch {
-  std::size_t index = 0;
-  double expected = 0;
-  double actual = 0;
+  std::size_t index = 0;   ///< element index in the buffer
+  double expected = 0;     ///< the reference value
+  double actual = 0;       ///< what the submission left there
   bool untouched = false;  ///< still the poison (outputs) or the input value (in-place buffers)
 };
 
 /// The comparison of one output buffer.
 struct OutputComparison {
-  std::string buffer;
-  std::size_t count = 0;
-  std::size_t wrong = 0;
-  std::size_t untouched = 0;    ///< wrong elements that were never written
-  std::size_t nonfinite = 0;    ///< written elements that are NaN or ±Inf
-  std::vector<Mismatch> first;  ///< the first few wrong elements, by index
-  std::vector<std::string> hints;
+  std::string buffer;              ///< the output buffer's name
+  std::size_t count = 0;           ///< elements compared
+  std::size_t wrong = 0;           ///< elements outside their tolerance
+  std::size_t untouched = 0;       ///< wrong elements that were never written
+  std::size_t nonfinite = 0;       ///< written elements that are NaN or ±Inf
+  std::vector<Mismatch> first;     ///< the first few wrong elements, by index
+  std::vector<std::string> hints;  ///< what the pattern of wrong elements suggests
 
+  /// Every element within its tolerance.
   [[nodiscard]] bool ok() const { return wrong == 0; }
 };
 
@@ -99,8 +100,8 @@ std::string describe_launches(const protocol::Records& records);
 
 /// A case's dimensions and whether it passed, for hints across sizes.
 struct CaseOutcome {
-  Case c;
-  bool passed = false;
+  Case c;               ///< the size
+  bool passed = false;  ///< whether its check passed
 };
 
 /// A hint drawn from which sizes fail: "fails exactly when K is not a multiple of 16: ...".

@@ -11,8 +11,8 @@ namespace cudalab {
 
 /// One rung of a speed ladder and the precision it is checked at.
 struct LadderStep {
-  std::filesystem::path file;
-  Precision precision = Precision::fp32;
+  std::filesystem::path file;             ///< the step's kernel source
+  Precision precision = Precision::fp32;  ///< tf32 for the tensor-core tier
 };
 
 /// The ladder of `task` in `solutions_dir` (the project's solutions/ folder): NAME/step*.cu in

@@ -80,10 +80,10 @@ enum class HostMemory { page_locked, pageable };
 
 /// One buffer of one input set: where it lives in the shared file.
 struct BufferSlot {
-  std::string name;
-  std::size_t offset = 0;
-  std::size_t bytes = 0;
-  BufferRole role = BufferRole::input;
+  std::string name;                     ///< the parameter's name in the signature
+  std::size_t offset = 0;               ///< where its bytes start in the shared file
+  std::size_t bytes = 0;                ///< its size in bytes
+  BufferRole role = BufferRole::input;  ///< how `solve` uses it
 };
 
 /// One argument of `solve`: a buffer of the current input set, or an int.
@@ -95,8 +95,8 @@ struct Arg {
 /// Bench: one timed call whose outputs the runner copies aside, right after it, for the parent to
 /// verify. `outputs` are the set's output and in-place buffers, in order, at their own offsets.
 struct Witness {
-  std::size_t call = 0;  ///< index among the measured calls (warm-ups not counted)
-  std::vector<BufferSlot> outputs;
+  std::size_t call = 0;             ///< index among the measured calls (warm-ups not counted)
+  std::vector<BufferSlot> outputs;  ///< where the runner copies each output aside
 };
 
 /// What the runner locks itself down with once the device context exists, before it loads the
@@ -115,8 +115,9 @@ struct Sandbox {
 /// a result that changes with it depends on a race.
 enum class ThreadOrder { forward, reverse, shuffled };
 
+/// What the parent asks one runner to do (`runner --spec JSON`).
 struct Spec {
-  Mode mode = Mode::check;
+  Mode mode = Mode::check;                           ///< check: one Reply per case; bench: one timed Reply
   std::string module;                                ///< the compiled submission
   std::string symbol;                                ///< mangled name of `solve`
   bool device_pointers = false;                      ///< solve takes device pointers (else host pointers)
@@ -155,11 +156,11 @@ enum class MemoryKind { device, managed, pinned };
 /// One allocation the submission made (cudaMalloc, cudaMallocManaged, cudaMallocHost/cudaHostAlloc,
 /// cudaMallocPitch). `address` stays in the runner.
 struct Allocation {
-  std::string api;
-  MemoryKind kind = MemoryKind::device;
-  std::size_t bytes = 0;
-  bool freed = false;
-  std::uintptr_t address = 0;
+  std::string api;                       ///< the call that made it: "cudaMalloc"
+  MemoryKind kind = MemoryKind::device;  ///< device, managed or page-locked host memory
+  std::size_t bytes = 0;                 ///< size asked for
+  bool freed = false;                    ///< released again while recording
+  std::uintptr_t address = 0;            ///< the pointer returned, to match a later free
 };
 
 /// cudaMemcpyKind, numbered as CUDA numbers it.
@@ -176,39 +177,39 @@ const char* copy_kind_name(CopyKind kind);
 /// `from_host_buffer` name the parent's buffer at the host end, where there is one; `dst` and
 /// `src` stay in the runner.
 struct Copy {
-  std::string api;
-  CopyKind kind = CopyKind::by_pointer;
-  std::size_t bytes = 0;
-  std::string to_host_buffer;
-  std::string from_host_buffer;
-  std::uintptr_t dst = 0;
-  std::uintptr_t src = 0;
-  std::uint64_t stream = 0;  ///< the cudaStream_t of an …Async copy, as a number; 0: the default stream
+  std::string api;                       ///< the call: "cudaMemcpyAsync"
+  CopyKind kind = CopyKind::by_pointer;  ///< the cudaMemcpyKind passed
+  std::size_t bytes = 0;                 ///< bytes copied (width × height for a 2D copy)
+  std::string to_host_buffer;            ///< the parent's buffer `dst` points into; empty if none
+  std::string from_host_buffer;          ///< the parent's buffer `src` points into; empty if none
+  std::uintptr_t dst = 0;                ///< destination pointer
+  std::uintptr_t src = 0;                ///< source pointer
+  std::uint64_t stream = 0;              ///< the cudaStream_t of an …Async copy, as a number; 0: the default stream
 };
 
 /// One kernel launch with its configuration; `duration_s` from CUPTI on the GPU, 0 elsewhere.
 struct Launch {
-  std::string kernel;
-  std::array<unsigned, 3> grid{1, 1, 1};
-  std::array<unsigned, 3> block{1, 1, 1};
-  std::size_t dynamic_shared_bytes = 0;
-  std::size_t static_shared_bytes = 0;
-  double duration_s = 0;
+  std::string kernel;                      ///< the kernel's name
+  std::array<unsigned, 3> grid{1, 1, 1};   ///< blocks in x, y, z
+  std::array<unsigned, 3> block{1, 1, 1};  ///< threads per block in x, y, z
+  std::size_t dynamic_shared_bytes = 0;    ///< shared memory per block from the launch configuration
+  std::size_t static_shared_bytes = 0;     ///< `__shared__` variables per block, as compiled
+  double duration_s = 0;                   ///< the kernel's run time (CUPTI); 0 on the simulator
   /// The stream it ran on: CUPTI's stream id on the GPU, the cudaStream_t as a number on the
   /// simulator (0: the default stream). Tells streams apart within one backend only.
   std::uint64_t stream = 0;
   std::uint64_t start_ns = 0;  ///< GPU timestamps from CUPTI; 0 on the simulator
-  std::uint64_t end_ns = 0;
+  std::uint64_t end_ns = 0;    ///< GPU timestamp of its end, as start_ns
 };
 
 /// A copy as the GPU ran it (CUPTI's memcpy activity): when, on which stream. GPU only; the
 /// simulator runs every copy at its call.
 struct Transfer {
-  CopyKind kind = CopyKind::host_to_device;
-  std::size_t bytes = 0;
-  std::uint64_t stream = 0;  ///< CUPTI's stream id, comparable with Launch::stream
-  std::uint64_t start_ns = 0;
-  std::uint64_t end_ns = 0;
+  CopyKind kind = CopyKind::host_to_device;  ///< direction of the copy
+  std::size_t bytes = 0;                     ///< bytes copied
+  std::uint64_t stream = 0;                  ///< CUPTI's stream id, comparable with Launch::stream
+  std::uint64_t start_ns = 0;                ///< GPU timestamp of its start (CUPTI)
+  std::uint64_t end_ns = 0;                  ///< GPU timestamp of its end (CUPTI)
 };
 
 /// The first runtime call that failed while `solve` ran, with its arguments and the usual cause.
@@ -220,12 +221,12 @@ struct FailedCall {
 
 /// What a submission did while `solve` ran.
 struct Records {
-  std::vector<Allocation> allocations;
-  std::vector<Copy> copies;
-  std::vector<Launch> launches;
-  std::vector<Transfer> transfers;  ///< GPU: the copies' times, while launches are traced
-  std::size_t dropped = 0;          ///< records beyond max_records_per_kind, counted only
-  std::optional<FailedCall> first_failed_call;
+  std::vector<Allocation> allocations;          ///< in the order they were made
+  std::vector<Copy> copies;                     ///< in the order they were called
+  std::vector<Launch> launches;                 ///< in the order they were launched
+  std::vector<Transfer> transfers;              ///< GPU: the copies' times, while launches are traced
+  std::size_t dropped = 0;                      ///< records beyond max_records_per_kind, counted only
+  std::optional<FailedCall> first_failed_call;  ///< nothing when every runtime call succeeded
   /// What the sandbox stopped, one line each, from the runner's load of the module on:
   /// "socket (a network connection)", "open /path (permission denied by the sandbox)".
   std::vector<std::string> blocked;
@@ -239,8 +240,8 @@ const char* status_name(Status status);
 /// A stretch of a bench run's work in the runner and its wall time: where a timed run's seconds
 /// went. Informational only (the runner is untrusted): shown in logs, never judged.
 struct Phase {
-  std::string name;
-  double seconds = 0;
+  std::string name;    ///< what the runner did: "inputs", "context"
+  double seconds = 0;  ///< its wall time
 };
 
 /// At most this many phases, each name at most kMaxPhaseNameBytes long, in a reply.
@@ -267,10 +268,10 @@ inline std::size_t guard_bytes(std::size_t bytes) {
 /// A guard zone that changed: bytes [first, last] counted from the buffer's edge (0 is the first
 /// byte after its end, or the last one before its start).
 struct OutOfBounds {
-  std::string buffer;
-  bool before = false;  ///< before the buffer's start (else after its end)
-  std::size_t first = 0;
-  std::size_t last = 0;
+  std::string buffer;       ///< the buffer whose guard zone changed
+  bool before = false;      ///< before the buffer's start (else after its end)
+  std::size_t first = 0;    ///< the changed byte nearest the buffer's edge
+  std::size_t last = 0;     ///< the changed byte farthest from it
   std::size_t changed = 0;  ///< how many bytes of the zone differ from kGuardByte
 };
 inline constexpr std::size_t kMaxOutOfBounds = 16;
@@ -290,26 +291,26 @@ const char* finding_kind_name(FindingKind kind);
 
 /// One access of device code: who made it and where.
 struct FindingAccess {
-  std::array<unsigned, 3> block{};
-  std::array<unsigned, 3> thread{};
-  bool write = false;
-  bool atomic = false;
-  std::uint64_t pc = 0;  ///< offset of the access in the module (0: unknown); the parent maps it to a line
-  int line = 0;          ///< the source line, where the runtime knows it without the module (barriers)
+  std::array<unsigned, 3> block{};   ///< blockIdx of the accessing thread
+  std::array<unsigned, 3> thread{};  ///< threadIdx of the accessing thread
+  bool write = false;                ///< a write (else a read)
+  bool atomic = false;               ///< made by an atomic operation
+  std::uint64_t pc = 0;              ///< offset of the access in the module (0: unknown); the parent maps it to a line
+  int line = 0;                      ///< the source line, where the runtime knows it without the module (barriers)
 };
 
 /// One finding; several accesses alike (same kind and places) are counted, not repeated.
 struct Finding {
-  FindingKind kind = FindingKind::out_of_bounds;
-  std::string kernel;
-  std::array<unsigned, 3> grid{1, 1, 1};  ///< the launch's shape, to write indices as the code does
-  std::array<unsigned, 3> block{1, 1, 1};
-  bool shared = false;  ///< shared memory (else global)
-  std::string target;   ///< what was accessed, in the source's words: "y[1000]", "As[3][5]"
-  std::string where;    ///< where that lies: "4 bytes past the end of y (1000 elements)"
-  unsigned bytes = 0;   ///< the access's size
-  FindingAccess access;
-  std::optional<FindingAccess> other;  ///< a race: the other access
+  FindingKind kind = FindingKind::out_of_bounds;  ///< what kind of error
+  std::string kernel;                             ///< the kernel's name
+  std::array<unsigned, 3> grid{1, 1, 1};          ///< the launch's shape, to write indices as the code does
+  std::array<unsigned, 3> block{1, 1, 1};         ///< the launch's block shape, as `grid`
+  bool shared = false;                            ///< shared memory (else global)
+  std::string target;                             ///< what was accessed, in the source's words: "y[1000]", "As[3][5]"
+  std::string where;                              ///< where that lies: "4 bytes past the end of y (1000 elements)"
+  unsigned bytes = 0;                             ///< the access's size
+  FindingAccess access;                           ///< the access that was found wrong (a race: one of the two)
+  std::optional<FindingAccess> other;             ///< a race: the other access
   /// A race between a write and a read: true when the read was meant to see the write (the
   /// reading thread had written in that barrier interval before it read: a barrier is missing
   /// between writing and reading; `access` is the read); false when the write was meant to come
@@ -322,20 +323,21 @@ struct Finding {
 inline constexpr std::size_t kMaxFindings = 16;
 inline constexpr std::size_t kMaxFindingTextBytes = 512;
 
+/// What the runner answers: one per case (check), or one for the whole timed run (bench).
 struct Reply {
-  Status status = Status::runner_error;
-  std::size_t set = 0;     ///< check: the set (case) this reply is for
-  std::string message;     ///< what went wrong, in the runtime's or the exception's words
-  std::string cuda_error;  ///< cudaError_t name, for cuda_error
-  double solve_ms = 0;     ///< wall time of solve (check mode)
-  Records records;
-  bool launches_recorded = false;  ///< false where kernel launches cannot be traced
+  Status status = Status::runner_error;  ///< ok, or how the run failed
+  std::size_t set = 0;                   ///< check: the set (case) this reply is for
+  std::string message;                   ///< what went wrong, in the runtime's or the exception's words
+  std::string cuda_error;                ///< cudaError_t name, for cuda_error
+  double solve_ms = 0;                   ///< wall time of solve (check mode)
+  Records records;                       ///< what the submission did while `solve` ran
+  bool launches_recorded = false;        ///< false where kernel launches cannot be traced
   // bench mode
-  std::vector<double> samples_s;         ///< solve, timed with events
-  std::vector<double> kernel_samples_s;  ///< the kernels alone, from traced calls
-  StopReason stop = StopReason::running;
-  bool minimums_met = false;
-  double wall_s = 0;
+  std::vector<double> samples_s;           ///< solve, timed with events
+  std::vector<double> kernel_samples_s;    ///< the kernels alone, from traced calls
+  StopReason stop = StopReason::running;   ///< bench: why the sampler stopped
+  bool minimums_met = false;               ///< bench: as Summary::minimums_met
+  double wall_s = 0;                       ///< bench: as Summary::wall_s
   std::optional<HostMemory> host_memory;   ///< how host buffers were held while timed (GPU only)
   std::size_t calls = 0;                   ///< bench: calls of solve in the timed loop, warm-ups included
   std::vector<std::size_t> witnessed;      ///< bench: the witness calls whose outputs were copied aside

@@ -14,7 +14,7 @@ namespace cudalab {
 
 /// How the table is written.
 struct ReportStyle {
-  bool color = false;
+  bool color = false;    ///< ANSI colours (want_color())
   bool verbose = false;  ///< every case, not only the failures
 };
 

@@ -60,10 +60,10 @@ std::string describe_sandbox(Backend backend, std::chrono::milliseconds timeout)
 
 /// What one runner call is boxed for.
 struct SandboxOptions {
-  Backend backend = Backend::sim;
-  std::chrono::milliseconds timeout{60'000};
-  std::filesystem::path module;  ///< the only file beyond the system's that the runner may read
-  std::string visible_devices;   ///< CUDA_VISIBLE_DEVICES for the runner; empty: as inherited
+  Backend backend = Backend::sim;             ///< the runner's backend: the limits differ between GPU and simulator
+  std::chrono::milliseconds timeout{60'000};  ///< the call's timeout, from which the CPU-time limit is set
+  std::filesystem::path module;               ///< the only file beyond the system's that the runner may read
+  std::string visible_devices;                ///< CUDA_VISIBLE_DEVICES for the runner; empty: as inherited
 };
 
 /// The box of one runner call: creates the private working folder on construction and removes it
@@ -77,6 +77,7 @@ class RunnerSandbox {
   RunnerSandbox& operator=(const RunnerSandbox&) = delete;
   ~RunnerSandbox();
 
+  /// Whether the runner is boxed (sandbox_enabled() at construction).
   [[nodiscard]] bool enabled() const { return enabled_; }
   /// The private working folder; empty when disabled.
   [[nodiscard]] const std::filesystem::path& working_dir() const { return working_dir_; }

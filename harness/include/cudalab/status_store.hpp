@@ -48,6 +48,7 @@ class StatusStore {
   /// The store `cudalab list` reads: status.json in the module cache (cache_dir()).
   static StatusStore in_cache();
 
+  /// The JSON file it reads and writes.
   [[nodiscard]] const std::filesystem::path& file() const { return file_; }
 
   /// The last verdict recorded for `source`, if any.

@@ -26,8 +26,9 @@ enum class PointerKind { host, device };
 
 /// One parameter of `solve`: a pointer to a buffer, or an `int` taken from the case's dimensions.
 struct Param {
+  /// A pointer to a buffer, or an `int` dimension.
   enum class Kind { buffer, scalar_int };
-  Kind kind = Kind::buffer;
+  Kind kind = Kind::buffer;  ///< which of the two this parameter is
   std::string name;          ///< as written in the contract: "data", "n", "M"
   DType dtype = DType::f32;  ///< element type, for buffers
   bool is_const = false;     ///< `const T*`: the buffer is an input
@@ -35,7 +36,7 @@ struct Param {
 
 /// The exact `solve` signature of an exercise (the contract in exercises/NN_name/kernel.cu and README.md).
 struct Signature {
-  std::vector<Param> params;
+  std::vector<Param> params;  ///< in declaration order
 
   /// C++ spelling, e.g. `void solve(const float* a, const float* b, float* c, int n)`.
   [[nodiscard]] std::string text() const;
@@ -45,8 +46,8 @@ struct Signature {
 
 /// One named problem dimension of a case, e.g. {"n", 257} or {"K", 17}.
 struct Dim {
-  std::string name;
-  std::int64_t value = 0;
+  std::string name;        ///< as in the signature: "n", "K"
+  std::int64_t value = 0;  ///< its value in this case
 };
 
 /// The arithmetic a check allows for. fp32: the exercise's contract. tf32: the inputs of each
@@ -56,8 +57,9 @@ enum class Precision { fp32, tf32 };
 
 /// One check: the problem size the submission is run at.
 struct Case {
-  std::vector<Dim> dims;
-  bool large = false;  ///< the size meant to fill the device
+  std::vector<Dim> dims;  ///< the problem dimensions, in the task's order
+  bool large = false;     ///< the size meant to fill the device
+  /// The arithmetic the check allows; the task's cases() leave fp32, the caller sets the option asked for.
   Precision precision = Precision::fp32;
 
   /// Value of dimension `name`; throws std::out_of_range if the case has none.
@@ -68,12 +70,12 @@ struct Case {
 
 /// A host-side buffer with its contract name and role.
 struct Buffer {
-  std::string name;
-  DType dtype = DType::f32;
-  Role role = Role::input;
-  std::vector<std::byte> bytes;
-  int rows = 0;  ///< for 2D outputs (row-major), used by the hints; 0 when 1D
-  int cols = 0;
+  std::string name;              ///< the parameter's name in the signature: "a", "out"
+  DType dtype = DType::f32;      ///< element type
+  Role role = Role::input;       ///< how `solve` uses it
+  std::vector<std::byte> bytes;  ///< the elements, as raw bytes
+  int rows = 0;                  ///< for 2D outputs (row-major), used by the hints; 0 when 1D
+  int cols = 0;                  ///< for 2D outputs: elements per row; 0 when 1D
 
   /// A buffer of `count` zeroed elements.
   static Buffer make(std::string name, DType dtype, Role role, std::size_t count);
@@ -106,20 +108,20 @@ struct Cost {
 
 /// Which sizes to check: the large size depends on the backend (the simulator runs on a CPU).
 struct CaseOptions {
-  bool simulator = false;
+  bool simulator = false;  ///< checking on the simulator: a large case a CPU runs in seconds
 };
 
 /// Static facts about an exercise.
 struct TaskInfo {
-  int number = 0;       ///< 1 for 01_increment
-  std::string id;       ///< folder name, "01_increment"
-  std::string name;     ///< short name, "increment"
-  std::string summary;  ///< one line for `cudalab list`
-  std::string teaches;  ///< the CUDA concept it practises, a few words: "shared-memory tiling"
-  PointerKind pointers = PointerKind::device;
-  Signature signature;
-  bool requires_shared_memory = false;  ///< some launch of `solve` must use shared memory
-  bool requires_2d_launch = false;      ///< some launch of `solve` must have a 2D grid or block (`dim3`)
+  int number = 0;                              ///< 1 for 01_increment
+  std::string id;                              ///< folder name, "01_increment"
+  std::string name;                            ///< short name, "increment"
+  std::string summary;                         ///< one line for `cudalab list`
+  std::string teaches;                         ///< the CUDA concept it practises, a few words: "shared-memory tiling"
+  PointerKind pointers = PointerKind::device;  ///< whether `solve` gets host or device pointers
+  Signature signature;                         ///< the exact `solve` a submission must define
+  bool requires_shared_memory = false;         ///< some launch of `solve` must use shared memory
+  bool requires_2d_launch = false;             ///< some launch of `solve` must have a 2D grid or block (`dim3`)
   /// `solve` must fill a `__constant__` variable (a cudaMemcpyToSymbol record)
   bool requires_constant_memory = false;
   /// Host pointers, page-locked by the harness: `solve` must move every element in and out once,
@@ -147,6 +149,7 @@ class Task {
  public:
   virtual ~Task() = default;
 
+  /// The exercise's static facts: name, signature, requirements.
   [[nodiscard]] virtual const TaskInfo& info() const = 0;
   /// Sizes to check: tiny, around block and tile boundaries, odd shapes, one large.
   [[nodiscard]] virtual std::vector<Case> cases(const CaseOptions& options) const = 0;
@@ -156,6 +159,7 @@ class Task {
   /// The expected content of every output and inout buffer, with per-element tolerances derived
   /// from the float32 arithmetic a correct kernel does.
   [[nodiscard]] virtual std::vector<Expected> reference(const Case& c, const std::vector<Buffer>& inputs) const = 0;
+  /// Work a correct solution does at size `c`, for throughput and percent of peak.
   [[nodiscard]] virtual Cost cost(const Case& c) const = 0;
   /// The CPU implementation a user would otherwise run, the speedup baseline: float32, optimised
   /// and vectorised (a BLAS where one exists), on `threads` host threads. Fills the output and

@@ -40,8 +40,8 @@ double relative_iqr(std::span<const double> values);
 /// approximation with continuity correction above. Nothing for n < 6, where even [min, max]
 /// covers less than 95 %.
 struct RankInterval {
-  std::size_t lo = 0;
-  std::size_t hi = 0;
+  std::size_t lo = 0;  ///< rank of the lower bound (j)
+  std::size_t hi = 0;  ///< rank of the upper bound (n−1−j)
 };
 std::optional<RankInterval> median_ci_ranks(std::size_t n);
 
@@ -62,12 +62,12 @@ double steady_clock_seconds();
 /// When to stop measuring. Defaults suit a GPU kernel timed with CUDA events; a slow CPU baseline
 /// wants fewer warm-ups (the time cap bounds it either way).
 struct SamplingPolicy {
-  std::size_t warmup_runs = 3;   ///< runs before measuring, discarded (module load, clocks ramping up)
-  std::size_t min_samples = 10;  ///< fewest measured samples before the noise target may stop it
-  double min_time_s = 0.25;      ///< least sum of measured sample times before it may stop on noise
-  double noise_target = 0.005;   ///< stop once median_ci_relative() ≤ this (0.005: median known to ±0.5 %)
-  double time_cap_s = 10;        ///< wall time from construction, warm-ups and per-sample overhead included
-  std::size_t max_samples = 100'000;
+  std::size_t warmup_runs = 3;        ///< runs before measuring, discarded (module load, clocks ramping up)
+  std::size_t min_samples = 10;       ///< fewest measured samples before the noise target may stop it
+  double min_time_s = 0.25;           ///< least sum of measured sample times before it may stop on noise
+  double noise_target = 0.005;        ///< stop once median_ci_relative() ≤ this (0.005: median known to ±0.5 %)
+  double time_cap_s = 10;             ///< wall time from construction, warm-ups and per-sample overhead included
+  std::size_t max_samples = 100'000;  ///< stop after this many measured samples, noise or not
 
   /// Throws std::invalid_argument for a policy that cannot work (min_samples > max_samples, ...).
   void validate() const;
@@ -82,21 +82,21 @@ const char* stop_reason_name(StopReason r);
 /// Statistics of the measured samples (warm-ups excluded). Times in seconds; the statistics are
 /// NaN when there are no samples.
 struct Summary {
-  std::size_t n = 0;
+  std::size_t n = 0;            ///< measured samples
   std::size_t warmup_runs = 0;  ///< warm-ups actually run
-  double median = 0;
-  double min = 0;
-  double max = 0;
-  double mean = 0;
-  double p25 = 0;
-  double p75 = 0;
-  double spread = 0;         ///< relative_iqr(): how much the samples vary
-  double median_noise = 0;   ///< median_ci_relative(): how well the median is known (the stopping rule)
-  std::size_t outliers = 0;  ///< samples above median + 3·IQR; kept in the data, the median is robust to them
-  StopReason stop = StopReason::running;
-  bool minimums_met = false;  ///< n ≥ min_samples and total_s ≥ min_time_s (false: a cap came first)
-  double total_s = 0;         ///< sum of the measured samples
-  double wall_s = 0;          ///< clock time from the sampler's construction to its last add()
+  double median = 0;            ///< the figure the reports show and compare
+  double min = 0;               ///< fastest sample
+  double max = 0;               ///< slowest sample
+  double mean = 0;              ///< arithmetic mean, slow outliers included
+  double p25 = 0;               ///< 25th percentile (quantile 0.25)
+  double p75 = 0;               ///< 75th percentile (quantile 0.75)
+  double spread = 0;            ///< relative_iqr(): how much the samples vary
+  double median_noise = 0;      ///< median_ci_relative(): how well the median is known (the stopping rule)
+  std::size_t outliers = 0;     ///< samples above median + 3·IQR; kept in the data, the median is robust to them
+  StopReason stop = StopReason::running;  ///< why the sampler stopped
+  bool minimums_met = false;              ///< n ≥ min_samples and total_s ≥ min_time_s (false: a cap came first)
+  double total_s = 0;                     ///< sum of the measured samples
+  double wall_s = 0;                      ///< clock time from the sampler's construction to its last add()
 };
 
 /// Statistics of `samples` alone (stop, minimums and wall time left at their defaults).
@@ -119,6 +119,8 @@ Summary summarize(std::span<const double> samples);
 /// long run stops at most ~1.6 % of its samples later than it could have.
 class Sampler {
  public:
+  /// Starts the time cap's clock now. Throws std::invalid_argument for an invalid `policy`
+  /// (SamplingPolicy::validate()) or an empty `clock`.
   explicit Sampler(SamplingPolicy policy, Clock clock = steady_clock_seconds);
 
   /// Whether to run and add() another sample. Once false, stays false.
@@ -129,10 +131,14 @@ class Sampler {
   /// Whether the next add() is a warm-up run.
   [[nodiscard]] bool warming_up() const;
 
+  /// Statistics of the samples so far, with the stop reason (`running` before the stop), whether
+  /// the minimums were met and the wall time up to the last add().
   [[nodiscard]] Summary summary() const;
   /// Measured samples in the order they were added.
   [[nodiscard]] const std::vector<double>& samples() const { return samples_; }
+  /// The policy it was constructed with.
   [[nodiscard]] const SamplingPolicy& policy() const { return policy_; }
+  /// Why it stopped; `running` while want_more() has not yet returned false.
   [[nodiscard]] StopReason stop_reason() const { return stop_; }
 
  private:
@@ -165,10 +171,10 @@ struct Peaks {
 
 /// Rates from a cost model and a time. Absent where the cost or the peak is 0.
 struct Throughput {
-  std::optional<double> gbs;     ///< bytes / time / 1e9
-  std::optional<double> gflops;  ///< flops / time / 1e9
-  std::optional<double> percent_bandwidth;
-  std::optional<double> percent_fp32;
+  std::optional<double> gbs;                ///< bytes / time / 1e9
+  std::optional<double> gflops;             ///< flops / time / 1e9
+  std::optional<double> percent_bandwidth;  ///< gbs as a percentage of Peaks::bandwidth_gbs
+  std::optional<double> percent_fp32;       ///< gflops as a percentage of Peaks::fp32_gflops
   /// The rate the table shows: the one nearer its peak (the roofline's bound); without peaks,
   /// GFLOP/s when the cost does more than 10 flops per byte.
   bool compute_bound = false;
@@ -182,20 +188,20 @@ double speedup(double baseline_s, double seconds);
 
 /// Another implementation timed in the same run: "cpu 1 thread", "cpu 16 threads", "cuBLAS".
 struct Baseline {
-  std::string name;
-  double median_s = 0;
+  std::string name;     ///< as the reports label it: "cpu 1 thread"
+  double median_s = 0;  ///< its median time per run, in seconds
 };
 
 /// One measured (exercise, size, backend) with everything the reports show.
 struct Measurement {
-  std::string exercise;  ///< "03_matmul", or an anchor's name in bench/
-  Case c;                ///< the size; c.label() is the report's size column
-  std::string backend;   ///< "gpu"
-  Cost cost;
-  Summary summary;
-  Peaks peaks;
-  Throughput throughput;  ///< compute_throughput(cost, summary.median, peaks)
-  std::vector<Baseline> baselines;
+  std::string exercise;             ///< "03_matmul", or an anchor's name in bench/
+  Case c;                           ///< the size; c.label() is the report's size column
+  std::string backend;              ///< "gpu"
+  Cost cost;                        ///< Task::cost() at this size: the throughput's numerator
+  Summary summary;                  ///< the sampler's statistics of the timed runs
+  Peaks peaks;                      ///< the device's peaks, for the percentages
+  Throughput throughput;            ///< compute_throughput(cost, summary.median, peaks)
+  std::vector<Baseline> baselines;  ///< other implementations timed at the same size (speedup_over())
   /// For host-pointer exercises, where the median is end to end (copies included): the median of
   /// the summed kernel time per call, from the launch records.
   std::optional<double> kernel_median_s;

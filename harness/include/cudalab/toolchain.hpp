@@ -17,7 +17,7 @@ const char* backend_name(Backend b);
 
 /// Outcome of compiling one source file.
 struct CompileResult {
-  bool ok = false;
+  bool ok = false;               ///< it compiled: `module` exists
   std::filesystem::path module;  ///< the shared object, when ok
   std::string diagnostics;       ///< the compiler's own messages (errors and warnings), verbatim
   std::string command;           ///< the command line that ran, for error reports
@@ -38,6 +38,7 @@ struct ToolchainConfig {
 class Toolchain {
  public:
   virtual ~Toolchain() = default;
+  /// The backend its modules run on.
   [[nodiscard]] virtual Backend backend() const = 0;
   /// One line naming the compiler and target, e.g. "nvcc 13.0, -arch=sm_90".
   [[nodiscard]] virtual std::string describe() const = 0;

@@ -23,7 +23,7 @@ std::string read_file(const std::filesystem::path& path);
 /// A file a source includes with `#include "name"`.
 struct LocalInclude {
   std::filesystem::path path;  ///< absolute, lexically normal (the compiler may see `..` in it)
-  std::string text;
+  std::string text;            ///< its content
 };
 
 /// The files `source` (content `text`) includes with `#include "name"`, recursively, in the order

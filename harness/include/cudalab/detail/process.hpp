@@ -19,11 +19,14 @@ namespace cudalab {
 class Fd {
  public:
   Fd() = default;
+  /// Takes ownership of `fd`.
   explicit Fd(int fd) : fd_(fd) {}
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
   ~Fd() { reset(); }
+  /// The descriptor, or -1 when it holds none.
   [[nodiscard]] int get() const { return fd_; }
+  /// Closes the descriptor it holds, if any, and holds `fd` instead.
   void reset(int fd = -1) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = fd;
@@ -51,6 +54,7 @@ struct ProcessOptions {
   std::vector<std::pair<int, int>> inherit;  ///< {parent fd, fd number in the child}
   int result_fd = -1;                        ///< parent end of a pipe whose content is collected apart from the output
   std::vector<int> close_after_spawn;        ///< parent fds meant for the child only (the write end of that pipe)
+  /// Past it the child is killed (Status::timed_out); the time at the gate does not count.
   std::chrono::milliseconds timeout{60'000};
   /// When set, the child is also stopped once this long has passed since the last newline on
   /// result_fd (or since the start): a deadline per line of result, within `timeout` for all.
@@ -62,11 +66,12 @@ struct ProcessOptions {
   /// (it may block: that time does not count against `timeout`) and sends one byte back to let the
   /// child on. The child may end without reaching the gate; `at_gate` is then never called.
   int gate_fd = -1;
-  std::function<void()> at_gate;
+  std::function<void()> at_gate;             ///< called when the child reaches the gate (see gate_fd)
   std::size_t max_output_bytes = 1 << 20;    ///< stdout+stderr beyond this: the child is killed
   std::size_t kept_output_bytes = 16 << 10;  ///< how much of the output is kept for the report
   std::size_t max_result_bytes = 1 << 20;    ///< result_fd beyond this: the child is killed, result_overflow set
   ResourceLimits limits;                     ///< set in the child before exec
+
   /// When set, the child's whole environment ("NAME=value" each): nothing of the parent's leaks in.
   std::optional<std::vector<std::string>> environment;
   std::string working_dir;  ///< the child's working directory; empty: the parent's
@@ -83,20 +88,22 @@ struct ProcessResult {
     output_flood,  ///< printed more than max_output_bytes: killed
     spawn_failed,  ///< never ran: no pipe or process, or execv failed; error says why
   };
-  Status status = Status::spawn_failed;
-  int exit_code = -1;
-  int signal = 0;
-  std::string output;  ///< stdout and stderr interleaved, the first kept_output_bytes
-  std::size_t output_bytes = 0;
-  std::string result;            ///< what arrived on result_fd, the first max_result_bytes
-  bool result_overflow = false;  ///< result_fd brought more than max_result_bytes: the child was killed
-  double wall_ms = 0;            ///< from the spawn to the reaping, the time at the gate included
-  double gate_ms = 0;            ///< time spent in `at_gate` (0 when the child never reached it)
-  bool gate_opened = false;      ///< the child reached the gate and was let on
+  Status status = Status::spawn_failed;  ///< how it ended
+  int exit_code = -1;                    ///< the exit code, when status is exited; else -1
+  int signal = 0;                        ///< the terminating signal, when status is signaled; else 0
+  std::string output;                    ///< stdout and stderr interleaved, the first kept_output_bytes
+  std::size_t output_bytes = 0;          ///< all the output read, kept or not
+  std::string result;                    ///< what arrived on result_fd, the first max_result_bytes
+  bool result_overflow = false;          ///< result_fd brought more than max_result_bytes: the child was killed
+  double wall_ms = 0;                    ///< from the spawn to the reaping, the time at the gate included
+  double gate_ms = 0;                    ///< time spent in `at_gate` (0 when the child never reached it)
+  bool gate_opened = false;              ///< the child reached the gate and was let on
+
   /// Why the spawn failed ("cannot execute /path: No such file or directory"), or, with another
   /// status, an internal failure of the wait (poll) that made run_process kill the child.
   std::string error;
 
+  /// It exited by itself with code 0.
   [[nodiscard]] bool ok() const { return status == Status::exited && exit_code == 0; }
 };
 

@@ -69,16 +69,17 @@ extern CUDALAB_SIM_TLS unsigned long long cudalab_sim_block_generation;
 inline constexpr int warpSize = 32;  // NOLINT(readability-identifier-naming): CUDA's own name
 
 // ---- runtime entry points (libcudalab_sim.so) ---------------------------------------------------
+/// One `kernel<<<...>>>(...)` launch as cudalab_sim::launch hands it to `cudalab_sim_launch`.
 struct cudalab_sim_launch_desc {
-  const char* name;
-  const void* fn;
-  dim3 grid;
-  dim3 block;
-  size_t shmem;
-  cudaStream_t stream;
-  const char* arg_text;         // the arguments as written in the launch, for messages
-  const void* const* pointers;  // per argument: its value if it is an object pointer, else null
-  unsigned nargs;
+  const char* name;      ///< The kernel's name, for messages and findings.
+  const void* fn;        ///< The kernel's address (kernel_address); null for a template kernel with deduced arguments.
+  dim3 grid;             ///< Blocks in the grid, as launched.
+  dim3 block;            ///< Threads per block, as launched.
+  size_t shmem;          ///< Dynamic shared memory per block, in bytes.
+  cudaStream_t stream;   ///< The stream of the launch (0: the default stream).
+  const char* arg_text;  ///< The arguments as written in the launch, for messages.
+  const void* const* pointers;  ///< Per argument: its value if it is an object pointer, else null.
+  unsigned nargs;               ///< Number of arguments, and of entries in `pointers`.
 };
 
 enum cudalab_sim_warp_opcode {
@@ -485,11 +486,12 @@ inline const void* kernel_address(R (*kernel)(A...)) {
 /// Base of the current block's dynamic shared memory (`extern __shared__ T name[];`).
 inline void* dynamic_shared() { return cudalab_sim_dynamic_shared; }
 
+/// A launch configuration, `<<<grid, block, shmem, stream>>>`.
 struct config_t {
-  dim3 grid;
-  dim3 block;
-  size_t shmem;
-  cudaStream_t stream;
+  dim3 grid;            ///< Blocks in the grid.
+  dim3 block;           ///< Threads per block.
+  size_t shmem;         ///< Dynamic shared memory per block, in bytes.
+  cudaStream_t stream;  ///< The stream to launch on (0: the default stream).
 };
 
 /// The `<<<grid, block, shmem, stream>>>` part of a launch, converted as CUDA converts it.
@@ -549,9 +551,13 @@ inline T* checked_shared(T* storage, const char* name) {
 
 /// Registers a namespace-scope variable with the runtime for as long as the module is loaded.
 struct registered_variable {
+  /// For a namespace-scope `__shared__` variable: returns the calling host thread's copy and sets
+  /// its size in bytes; null otherwise.
   void* (*address)(size_t*);
-  const void* managed;
-  size_t bytes;
+  const void* managed;  ///< For a `__managed__` variable: its address; null otherwise.
+  size_t bytes;         ///< The `__managed__` variable's size in bytes (0 for a `__shared__` one).
+  /// Registers the variable (either `shared_address` or `managed_address` is set); the destructor
+  /// unregisters it.
   registered_variable(void* (*shared_address)(size_t*), const void* managed_address, size_t managed_bytes)
       : address(shared_address), managed(managed_address), bytes(managed_bytes) {
     if (address != nullptr) cudalab_sim_namespace_shared(address, 1);

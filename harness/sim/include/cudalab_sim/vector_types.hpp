@@ -52,8 +52,16 @@ CUDALAB_SIM_VECS(double, double, 8, 16, 16)
 
 /// Launch dimensions: unspecified components are 1, as in CUDA.
 struct dim3 {
-  unsigned int x, y, z;
+  unsigned int x, y, z;  ///< CUDA's dim3 z: the extent along z.
+  /// CUDA's dim3 constructor: omitted components are 1.
   constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+  /// CUDA's conversion from uint3 (e.g. `dim3 b = blockIdx;`).
   constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+  /// CUDA's conversion to uint3.
   constexpr operator uint3() const { return uint3{x, y, z}; }
 };
+// One declaration declares all three components; Doxygen attaches a trailing comment to the last.
+/// \var dim3::x
+/// CUDA's dim3 x: the extent along x.
+/// \var dim3::y
+/// CUDA's dim3 y: the extent along y.

@@ -86,7 +86,8 @@ TEST(Cli, MistypedCommandSuggestsTheNearestOne) {
 TEST(Cli, UnknownCommandWithNoNearOneListsTheCommands) {
   auto r = cli({"frobnicate"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("unknown command 'frobnicate'; the commands are list, next, init, check, bench"), std::string::npos)
+  EXPECT_NE(r.output.find("unknown command 'frobnicate'; the commands are list, next, init, check, bench"),
+            std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find("did you mean"), std::string::npos) << r.output;
 }

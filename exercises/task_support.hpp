@@ -43,31 +43,22 @@ inline Case matrix_case(std::int64_t M, std::int64_t N, bool large = false) {
   return Case{{{"M", M}, {"N", N}}, large};
 }
 
-/// Sizes for a 2D (M×N, row-major) exercise: single elements, one row, one column, shapes at
-/// 16 and 32 (the usual block and tile widths) ±1 in each direction, tall and wide matrices, and one
-/// large matrix: `large_gpu` elements on a side on the GPU, about a million elements on the simulator.
-inline std::vector<Case> cases_2d(const CaseOptions& options, std::int64_t large_gpu = 8192) {
+/// An exercise's own M×N shapes, checked after the usual ones (cases_2d).
+using Shapes = std::initializer_list<std::pair<std::int64_t, std::int64_t>>;
+
+/// The usual 2D shapes: single elements, one row, one column, 16 and 32 (the usual block and tile
+/// widths) ±1 in each direction, tall and wide matrices.
+inline constexpr std::pair<std::int64_t, std::int64_t> kShapes2d[] = {
+    {1, 1},   {1, 2},   {2, 1},   {3, 5},   {1, 100},   {100, 1},   {15, 17},  {16, 16},  {17, 33},
+    {31, 32}, {32, 31}, {33, 33}, {64, 48}, {255, 257}, {257, 255}, {1000, 3}, {3, 1000}, {1023, 1025}};
+
+/// Sizes for a 2D (M×N, row-major) exercise: the usual shapes (kShapes2d), then the exercise's
+/// `extra` ones, then one large matrix: `large_gpu` elements on a side on the GPU, about a million
+/// elements on the simulator.
+inline std::vector<Case> cases_2d(const CaseOptions& options, Shapes extra = {}, std::int64_t large_gpu = 8192) {
   std::vector<Case> out;
-  for (const auto& [M, N] : std::initializer_list<std::pair<std::int64_t, std::int64_t>>{{1, 1},
-                                                                                         {1, 2},
-                                                                                         {2, 1},
-                                                                                         {3, 5},
-                                                                                         {1, 100},
-                                                                                         {100, 1},
-                                                                                         {15, 17},
-                                                                                         {16, 16},
-                                                                                         {17, 33},
-                                                                                         {31, 32},
-                                                                                         {32, 31},
-                                                                                         {33, 33},
-                                                                                         {64, 48},
-                                                                                         {255, 257},
-                                                                                         {257, 255},
-                                                                                         {1000, 3},
-                                                                                         {3, 1000},
-                                                                                         {1023, 1025}}) {
-    out.push_back(matrix_case(M, N));
-  }
+  for (const auto& [M, N] : kShapes2d) out.push_back(matrix_case(M, N));
+  for (const auto& [M, N] : extra) out.push_back(matrix_case(M, N));
   out.push_back(options.simulator ? matrix_case(1027, 1021, true) : matrix_case(large_gpu, large_gpu + 1, true));
   return out;
 }
@@ -112,6 +103,16 @@ inline constexpr const char* kSimdIsa =
 #else
     "scalar";
 #endif
+
+/// "OpenMP <what> (-O3)": names a cpu_solve whose threads share the work but whose loops do not
+/// vectorise (scatters, carried sums).
+inline std::string cpu_threaded_name(const std::string& what) {
+#if defined(_OPENMP)
+  return "OpenMP " + what + " (-O3)";
+#else
+  return "single-thread " + what + " (-O3)";            // built without OpenMP
+#endif
+}
 
 /// "OpenMP + SIMD <what> (-O3, SSE2)": names a cpu_solve built from the loops here.
 inline std::string cpu_loop_name(const std::string& what) {

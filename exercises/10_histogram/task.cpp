@@ -141,11 +141,7 @@ class HistogramTask final : public Task {
   }
 
   [[nodiscard]] std::string cpu_solve_name() const override {
-#if defined(_OPENMP)
-    return "OpenMP per-thread histograms, 4 per thread (-O3)";
-#else
-    return "single-thread histograms, 4 interleaved (-O3)";
-#endif
+    return cpu_threaded_name("per-thread histograms, 4 per thread");
   }
 
   [[nodiscard]] std::optional<std::string> diagnose(const Case& c, const std::vector<Buffer>& inputs,

@@ -93,13 +93,7 @@ class ScanTask final : public Task {
     }
   }
 
-  [[nodiscard]] std::string cpu_solve_name() const override {
-#if defined(_OPENMP)
-    return "OpenMP two-pass blocked scan (-O3)";
-#else
-    return "single-thread scan (-O3)";
-#endif
-  }
+  [[nodiscard]] std::string cpu_solve_name() const override { return cpu_threaded_name("two-pass blocked scan"); }
 
   [[nodiscard]] std::optional<std::string> diagnose(const Case& c, const std::vector<Buffer>& inputs,
                                                     const Buffer& actual, const Expected& expected) const override {

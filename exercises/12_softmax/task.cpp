@@ -65,15 +65,7 @@ class SoftmaxTask final : public Task {
   // The usual 2D shapes, plus rows around a warp's and a block's width and many short rows, as in
   // 08_row_norms: the per-row mapping is the same.
   [[nodiscard]] std::vector<Case> cases(const CaseOptions& options) const override {
-    std::vector<Case> out = cases_2d(options);
-    const Case large = out.back();
-    out.pop_back();
-    for (const auto& [M, N] : std::initializer_list<std::pair<std::int64_t, std::int64_t>>{
-             {3, 31}, {3, 32}, {3, 33}, {2, 1024}, {2, 1025}, {3, 4097}, {100003, 3}}) {
-      out.push_back(matrix_case(M, N));
-    }
-    out.push_back(large);
-    return out;
+    return cases_2d(options, {{3, 31}, {3, 32}, {3, 33}, {2, 1024}, {2, 1025}, {3, 4097}, {100003, 3}});
   }
 
   // X[r][c] = offset_r + uniform [-10, 10), offset_r uniform in [0, 90): in the rows with the

@@ -94,6 +94,9 @@ std::vector<std::string> describe_mismatches(const OutputComparison& cmp, const 
 std::vector<std::string> requirement_failures(const TaskInfo& info, const std::vector<Buffer>& buffers,
                                               const protocol::Records& records, bool launches_recorded);
 
+/// Whether `solve` filled a `__constant__` (or `__device__`) variable: a cudaMemcpyToSymbol record.
+bool filled_constant_memory(const protocol::Records& records);
+
 /// A one-line summary of the launches for reports: "2 launches: sum_of_squares<<<(132,1,1), (256,1,1)>>>
 /// 1024 B shared, ...".
 std::string describe_launches(const protocol::Records& records);

@@ -361,9 +361,7 @@ void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& o
                    const std::vector<Expected>& expected, CaseResult& r) {
   if (!judge_values(task, c, originals, after, expected, r)) {
     // A __constant__ array never filled reads as zeros: that, not the pattern of zeros, is the cause.
-    const bool to_symbol = std::ranges::any_of(
-        r.records.copies, [](const protocol::Copy& copy) { return copy.api.starts_with("cudaMemcpyToSymbol"); });
-    if (task.info().requires_constant_memory && !to_symbol) {
+    if (task.info().requires_constant_memory && !filled_constant_memory(r.records)) {
       r.hints = {
           "no cudaMemcpyToSymbol was made: a __constant__ array that is never filled holds zeros — copy the "
           "coefficients into it in solve, on every call"};

@@ -432,10 +432,19 @@ std::vector<std::string> stream_failures(const std::vector<Buffer>& buffers, con
 
 }  // namespace
 
+bool filled_constant_memory(const protocol::Records& records) {
+  return std::ranges::any_of(records.copies,
+                             [](const protocol::Copy& c) { return c.api.starts_with("cudaMemcpyToSymbol"); });
+}
+
 std::vector<std::string> requirement_failures(const TaskInfo& info, const std::vector<Buffer>& buffers,
                                               const protocol::Records& records, bool launches_recorded) {
   std::vector<std::string> failures;
   const auto& launches = records.launches;
+  // Who failed a launch requirement: "its launch did not", "none of its 3 launches did".
+  const std::string none_did = launches.size() == 1
+                                   ? std::string("its launch did not")
+                                   : "none of its " + std::to_string(launches.size()) + " launches did";
   if (launches_recorded && launches.empty()) {
     failures.push_back(info.pointers == PointerKind::host
                            ? "no kernel ran on the GPU: the result was computed on the host; launch a kernel that "
@@ -447,10 +456,8 @@ std::vector<std::string> requirement_failures(const TaskInfo& info, const std::v
     const bool any_shared = std::ranges::any_of(
         launches, [](const protocol::Launch& l) { return l.static_shared_bytes + l.dynamic_shared_bytes > 0; });
     if (!any_shared) {
-      failures.push_back(fmt::format(
-          "{} must use shared memory, and {} did not ({})", info.id,
-          launches.size() == 1 ? "its launch" : "none of its " + std::to_string(launches.size()) + " launches",
-          describe_launches(records)));
+      failures.push_back(
+          fmt::format("{} must use shared memory, and {} ({})", info.id, none_did, describe_launches(records)));
     }
   }
   if (launches_recorded && info.requires_2d_launch) {
@@ -458,17 +465,14 @@ std::vector<std::string> requirement_failures(const TaskInfo& info, const std::v
       return l.grid[1] > 1 || l.block[1] > 1 || l.grid[2] > 1 || l.block[2] > 1;
     });
     if (!any_2d) {
-      failures.push_back(fmt::format(
-          "{} must launch a 2D grid or a 2D block (dim3 with a y extent above 1), and {} did not ({}): give the "
-          "block a y extent, e.g. dim3 block(32, 8), so that every shape launches in 2D, a single row too",
-          info.id, launches.size() == 1 ? "its launch" : "none of its " + std::to_string(launches.size()) + " launches",
-          describe_launches(records)));
+      failures.push_back(
+          fmt::format("{} must launch a 2D grid or a 2D block (dim3 with a y extent above 1), and {} ({}): give the "
+                      "block a y extent, e.g. dim3 block(32, 8), so that every shape launches in 2D, a single row too",
+                      info.id, none_did, describe_launches(records)));
     }
   }
   if (info.requires_constant_memory) {
-    const bool to_symbol = std::ranges::any_of(
-        records.copies, [](const protocol::Copy& c) { return c.api.starts_with("cudaMemcpyToSymbol"); });
-    if (!to_symbol) {
+    if (!filled_constant_memory(records)) {
       failures.push_back(
           fmt::format("{} must keep its coefficients in __constant__ memory: declare a __constant__ "
                       "array and fill it with cudaMemcpyToSymbol (no such copy was made)",

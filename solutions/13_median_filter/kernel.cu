@@ -4,26 +4,28 @@
 // Contract: void solve(const float* image, float* out, int H, int W) — DEVICE pointers, H×W
 // row-major.
 //
-// Each pixel is read by 9 windows, so the image goes through shared memory once per block:
-//   - a block of 32×8 threads filters a 32×32 tile (TILE_W × TILE_H). It first copies the tile
-//     with a 1-pixel halo, (TILE_H + 2) × (TILE_W + 2) floats, into shared memory; the halo's rows
-//     and columns are clamped to the image there, once, so the filter itself needs no border case;
-//   - each thread then filters ROWS pixels of one column, ROWS consecutive rows. The windows of
-//     vertically adjacent pixels share 2 of their 3 rows, and the median network below starts by
-//     sorting each row of 3: a thread sorts ROWS + 2 rows for ROWS pixels instead of 3 per pixel;
-//   - the median of 9 uses min and max only, on registers: with each row of the window sorted
-//     (lo ≤ mid ≤ hi), the median is med3(max of the 3 lo, med3 of the 3 mid, min of the 3 hi), an
-//     exact result in about 19 min/max instructions per pixel here, no branches, no sort loop. All
-//     arrays are indexed with constants after unrolling, so they live in registers: no local memory
-//     (nvcc -Xptxas -v reports 0 bytes of stack frame);
-//   - a warp reads a row of the tile (32 consecutive floats: no bank conflicts) and writes 32
-//     consecutive pixels of out (one coalesced store).
-// The image is read about 1.13 times from DRAM or L2 (the halo) and out written once. On an H100 at
-// 8192×8193 this runs at 80 % of a device-to-device copy's bandwidth for the 8 bytes per pixel a
-// copy of the image would move (2.39 of 2.99 TB/s; 2 rows per thread: 62 %, 8 rows: 75 %, and
-// 52 % before the tile's loads were all issued ahead of their stores). The gap to a copy is the
-// load-then-compute rhythm of each block; overlapping the next tile's loads with this tile's
-// sorting (a persistent grid that prefetches into registers) is the next step.
+// Each pixel is read by 9 windows; the trick is to read it from memory once and share it on chip:
+//   - a warp filters a strip of 32 columns × ROWS rows; each lane owns one column and reads the
+//     ROWS + 2 rows its windows cover, one float per row: 32 consecutive floats per warp-load, one
+//     coalesced request. Its left and right neighbours come from the adjacent lanes by shuffles
+//     (__shfl_up_sync / __shfl_down_sync), so the only extra loads are the 2 columns just outside
+//     the warp, read by lanes 0 and 31. Borders: the load addresses are clamped to the image, so
+//     the filter itself needs no border case;
+//   - the windows of vertically adjacent pixels share 2 of their 3 rows, and the median network
+//     below starts by sorting each row of 3: a lane sorts ROWS + 2 rows for ROWS pixels instead of
+//     3 per pixel. The median of 9 uses min and max only, on registers: with each row of the window
+//     sorted (lo ≤ mid ≤ hi), the median is med3(max of the 3 lo, med3 of the 3 mid, min of the 3
+//     hi), an exact result in about 19 min/max instructions per pixel here, no branches, no sort
+//     loop. All arrays are indexed with constants after unrolling, so they live in registers: no
+//     local memory (nvcc -Xptxas -v reports 0 bytes of stack frame);
+//   - no shared memory and no barrier: warps never wait for each other, and all ROWS + 2 loads of
+//     a lane are issued before the first is used. The rows above and below a strip are read by the
+//     strips next to it too, and come from L2 the second time.
+// On an H100 at 8192×8193: 83 % of a device-to-device copy's bandwidth for the 8 bytes per pixel
+// (215 µs; ROWS = 6 or 8: 218–221 µs). A block that loaded a 32×32 tile with its halo into shared
+// memory first reached 77 %: every thread waited at the barrier for the slowest load. What is
+// left is instruction issue: about 37 instructions per pixel (sorting, shuffles, addresses) keep
+// the SM half busy beside the memory.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -38,13 +40,11 @@ void check(cudaError_t err, const char* what) {
 
 }  // namespace
 
-constexpr int BLOCK_X = 32;  // one warp along a row of the tile
-constexpr int BLOCK_Y = 8;
-constexpr int ROWS = 4;  // output pixels per thread, one column, consecutive rows
-constexpr int TILE_W = BLOCK_X;
-constexpr int TILE_H = BLOCK_Y * ROWS;
-constexpr int LOAD_ROWS = (TILE_H + 2 + BLOCK_Y - 1) / BLOCK_Y;  // rows of the haloed tile per thread
+constexpr int WARP_SIZE = 32;
+constexpr int WARPS = 8;  // per block, each on its own strip
+constexpr int ROWS = 10;  // output pixels per lane: one column, consecutive rows
 constexpr int MAX_GRID_Y = 65535;
+constexpr unsigned FULL_MASK = 0xffffffffu;
 static_assert(ROWS % 2 == 0, "the pixels are filtered in pairs");
 
 // Sorts three values: a ≤ b ≤ c afterwards. Six min/max instructions.
@@ -58,52 +58,39 @@ __device__ __forceinline__ void sort3(float& a, float& b, float& c) {
 
 __device__ __forceinline__ float med3(float a, float b, float c) { return fmaxf(fminf(a, b), fminf(fmaxf(a, b), c)); }
 
-__global__ void __launch_bounds__(BLOCK_X* BLOCK_Y)
+__global__ void __launch_bounds__(WARP_SIZE* WARPS)
     median3x3(const float* __restrict__ image, float* __restrict__ out, int H, int W) {
-  __shared__ float tile[TILE_H + 2][TILE_W + 2];
-  const int x0 = blockIdx.x * TILE_W;
-  const int tile_rows = (H + TILE_H - 1) / TILE_H;
-  // A grid-stride loop over rows of tiles: gridDim.y stops at 65535, H may need more.
-  for (int t = blockIdx.y; t < tile_rows; t += gridDim.y) {
-    const int y0 = t * TILE_H;
-    // The tile and its halo; neighbours outside the image are the clamped border pixels. Each
-    // thread loads its LOAD_ROWS rows (and threads 0 and 1 the 2 columns past the 32) into
-    // registers first, with no store between, so that all its loads are in flight at once; only
-    // then are they stored to shared memory.
-    float body[LOAD_ROWS], edge[LOAD_ROWS];
-    const int gx_body = min(max(x0 - 1 + static_cast<int>(threadIdx.x), 0), W - 1);
-    const int gx_edge = min(x0 - 1 + TILE_W + static_cast<int>(threadIdx.x), W - 1);  // for threadIdx.x < 2
+  const int lane = threadIdx.x;
+  const int x_first = blockIdx.x * WARP_SIZE;  // the strip's first column
+  const int x = x_first + lane;
+  const int x_load = min(x, W - 1);  // lanes past the right edge read the last column (and write nothing)
+  // Lane 0 also reads the column left of the strip, lane 31 the one right of it.
+  const bool outer = lane == 0 || lane == WARP_SIZE - 1;
+  const int x_outer = lane == 0 ? max(x_first - 1, 0) : min(x_first + WARP_SIZE, W - 1);
+  const int strips = (H + ROWS - 1) / ROWS;
+  // A grid-stride loop over strips: gridDim.y stops at 65535, H may need more.
+  for (int strip = blockIdx.y * WARPS + threadIdx.y; strip < strips; strip += gridDim.y * WARPS) {
+    const int y_first = strip * ROWS;
+    // Window rows y_first − 1 … y_first + ROWS, clamped; every load issued before any is used.
+    float centre[ROWS + 2], beside[ROWS + 2];
 #pragma unroll
-    for (int i = 0; i < LOAD_ROWS; ++i) {
-      const int ly = threadIdx.y + i * BLOCK_Y;
-      if (ly < TILE_H + 2) {
-        const float* src = image + static_cast<size_t>(min(max(y0 - 1 + ly, 0), H - 1)) * W;
-        body[i] = src[gx_body];
-        if (threadIdx.x < 2) edge[i] = src[gx_edge];
-      }
+    for (int r = 0; r < ROWS + 2; ++r) {
+      const float* row = image + static_cast<size_t>(min(max(y_first - 1 + r, 0), H - 1)) * W;
+      centre[r] = __ldg(row + x_load);
+      beside[r] = outer ? __ldg(row + x_outer) : 0.0f;
     }
-#pragma unroll
-    for (int i = 0; i < LOAD_ROWS; ++i) {
-      const int ly = threadIdx.y + i * BLOCK_Y;
-      if (ly < TILE_H + 2) {
-        tile[ly][threadIdx.x] = body[i];
-        if (threadIdx.x < 2) tile[ly][TILE_W + threadIdx.x] = edge[i];
-      }
-    }
-    __syncthreads();  // the whole tile is loaded before any thread reads its neighbours' pixels
-
-    // This thread's pixels: column x0 + threadIdx.x, rows y0 + r0 ... y0 + r0 + ROWS - 1; their
-    // windows cover tile rows r0 ... r0 + ROWS + 1, each sorted once.
-    const int r0 = threadIdx.y * ROWS;
+    // Each window row as (left, centre, right), sorted. Every lane takes part in the shuffles.
     float lo[ROWS + 2], mid[ROWS + 2], hi[ROWS + 2];
 #pragma unroll
     for (int r = 0; r < ROWS + 2; ++r) {
-      lo[r] = tile[r0 + r][threadIdx.x];
-      mid[r] = tile[r0 + r][threadIdx.x + 1];
-      hi[r] = tile[r0 + r][threadIdx.x + 2];
+      const float from_left = __shfl_up_sync(FULL_MASK, centre[r], 1);
+      const float from_right = __shfl_down_sync(FULL_MASK, centre[r], 1);
+      lo[r] = lane == 0 ? beside[r] : from_left;
+      mid[r] = centre[r];
+      // The last column's right neighbour is itself (clamped); lane 31's comes from its own load.
+      hi[r] = x + 1 >= W ? centre[r] : (lane == WARP_SIZE - 1 ? beside[r] : from_right);
       sort3(lo[r], mid[r], hi[r]);
     }
-    const int x = x0 + threadIdx.x;
 #pragma unroll
     for (int k = 0; k < ROWS; k += 2) {
       // Pixels k and k + 1 share window rows k + 1 and k + 2: their max, min and the two middles'
@@ -115,17 +102,17 @@ __global__ void __launch_bounds__(BLOCK_X* BLOCK_Y)
           med3(fmaxf(lo[k], lo_shared), fmaxf(mid_small, fminf(mid_large, mid[k])), fminf(hi[k], hi_shared));
       const float second = med3(fmaxf(lo_shared, lo[k + 3]), fmaxf(mid_small, fminf(mid_large, mid[k + 3])),
                                 fminf(hi_shared, hi[k + 3]));
-      const int y = y0 + r0 + k;
-      if (x < W && y < H) out[static_cast<size_t>(y) * W + x] = first;
-      if (x < W && y + 1 < H) out[static_cast<size_t>(y + 1) * W + x] = second;
+      // out is not read again: streaming stores.
+      const int y = y_first + k;
+      if (x < W && y < H) __stcs(out + static_cast<size_t>(y) * W + x, first);
+      if (x < W && y + 1 < H) __stcs(out + static_cast<size_t>(y + 1) * W + x, second);
     }
-    __syncthreads();  // every thread has read the tile before the next iteration overwrites it
   }
 }
 
 void solve(const float* image, float* out, int H, int W) {
-  const dim3 grid((W + TILE_W - 1) / TILE_W, std::min((H + TILE_H - 1) / TILE_H, MAX_GRID_Y));
-  const dim3 block(BLOCK_X, BLOCK_Y);
-  median3x3<<<grid, block>>>(image, out, H, W);
+  const int strips = (H + ROWS - 1) / ROWS;
+  const dim3 grid((W + WARP_SIZE - 1) / WARP_SIZE, std::min((strips + WARPS - 1) / WARPS, MAX_GRID_Y));
+  median3x3<<<grid, dim3(WARP_SIZE, WARPS)>>>(image, out, H, W);
   check(cudaGetLastError(), "launch of median3x3");
 }

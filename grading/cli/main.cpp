@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -91,6 +93,28 @@ int run_merge(const MergeOptions& options, bool color) {
   return kExitDone;
 }
 
+/// Where the instructors' page of the documentation is, for the end of a --help: the page of the
+/// documentation site where it was built (a build tree's docs/html beside its bin/; an
+/// installation's share/doc/cudalab/html), else its Markdown source (the source tree's, or the
+/// installed copy). Only a file that exists is named, so the line is true in a clone and an
+/// installation alike. (cudalab's own --help names its pages the same way: harness/cli/main.cpp.)
+std::string instructors_page() {
+  const char* const html = "md_docs_instructors.html";
+  const char* const markdown = "docs/instructors.md";
+  std::vector<fs::path> candidates;
+  if (const auto layout = install_layout()) {
+    const fs::path doc = layout->data / ".." / "doc" / "cudalab";  // GNUInstallDirs: share/cudalab, share/doc/cudalab
+    candidates = {doc / "html" / html, doc / markdown};
+  } else {
+    candidates = {program_dir() / ".." / "docs" / "html" / html, data_dir() / markdown};
+  }
+  std::error_code ec;
+  for (const auto& p : candidates) {
+    if (fs::is_regular_file(p, ec)) return p.lexically_normal().string();
+  }
+  return fmt::format("\"For instructors\" in cudalab's documentation ({} in its source)", markdown);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -99,7 +123,9 @@ int main(int argc, char** argv) {
       "reports, export the students' distribution"};
   app.name("cudalab");
   app.require_subcommand(1);
-  app.footer("Exit codes: 0 done, 2 usage or set-up error (a malformed rubric, an unusable gradebook, no backend).");
+  const std::string docs = "Docs: " + instructors_page() + " (setting up a course, the rubric, grading, the reports)";
+  app.footer("Exit codes: 0 done, 2 usage or set-up error (a malformed rubric, an unusable gradebook, no backend).\n" +
+             docs);
 
   GradeOptions grade;
   std::string color = "auto";
@@ -144,7 +170,8 @@ int main(int argc, char** argv) {
       "Several GPUs: --gpus 0,1 times on each GPU at once (one submission per GPU at a time, its speed against the "
       "reference solution timed on that same GPU; each attempt records its GPU). A cluster: --shard K/N --seed-file "
       "FILE grades one part of the class per job, `cudalab merge` joins the parts; grading/slurm/grade-on-slurm.sh "
-      "does both with Slurm (grading/README.md).");
+      "does both with Slurm (grading/README.md).\n" +
+      docs);
   std::string shard_text;
   grade_cmd->add_option("--shard", shard_text,
                         "Grade only shard K of N (0-based, K/N: $SLURM_ARRAY_TASK_ID/N in a Slurm array), chosen by a "
@@ -175,7 +202,8 @@ int main(int argc, char** argv) {
       "Every attempt of every shard is kept (a student graded in two shards keeps both; the later graded counts). A "
       "gradebook already in OUT is kept and added to: merging the same shards again changes nothing, merging a "
       "re-graded shard adds what is new. Shards graded with different seeds, rubrics or backends are refused "
-      "unless --force.");
+      "unless --force.\n" +
+      docs);
 
   for (auto* cmd : {grade_cmd, merge_cmd}) {
     cmd->add_option("--color", color, "Colour: auto (on a terminal), always, never")
@@ -186,6 +214,8 @@ int main(int argc, char** argv) {
   auto* export_cmd = app.add_subcommand(
       "export", "Write the students' distribution: exercises, harness, docs and tests, without solutions or grading");
   export_cmd->add_option("outdir", export_out, "An empty folder outside the project")->required();
+  report_cmd->footer(docs);
+  export_cmd->footer(docs);
 
   try {
     app.parse(argc, argv);

@@ -86,7 +86,7 @@ const ExportManifest& export_manifest() {
   static const ExportManifest manifest{
       {"README.md", "CMakeLists.txt", "CMakePresets.json", ".clang-format", ".clang-tidy", ".gitignore", "cudalab",
        ".ci", "cmake", "harness", "exercises", "docs", "bench", "tests", "scripts/setup.sh", "scripts/test.sh",
-       "scripts/debian-packages.txt"},
+       "scripts/debian-packages.txt", ".devcontainer"},
       // tests/sanitize: its correct kernels are whole solutions of 04 and 05.
       {"solutions", "grading", "tests/grading", "tests/wrong", "tests/sanitize", "bench/sim", "scripts/device.sh",
        "scripts/gpu_acceptance.py"},

@@ -61,12 +61,12 @@ std::string utc_now() {
   return buf;
 }
 
-/// The rubric to grade with: --rubric, else the project's grading/rubric.toml, else the one this
-/// cudalab was built with.
+/// The rubric to grade with: --rubric, else the project's grading/rubric.toml, else the default
+/// one beside cudalab's data (the source tree of a build, share/cudalab of an installation).
 fs::path rubric_path(const GradeOptions& options) {
   if (!options.rubric.empty()) return options.rubric;
   const fs::path in_project = project_root() / "grading" / "rubric.toml";
-  return fs::exists(in_project) ? in_project : fs::path(CUDALAB_DEFAULT_RUBRIC);
+  return fs::exists(in_project) ? in_project : data_dir() / "grading" / "rubric.toml";
 }
 
 /// One student's kernel.cu for one exercise.
@@ -93,7 +93,7 @@ class ReferenceTimes {
     std::lock_guard lock(mutex_);
     const std::string& id = task.info().id;
     if (auto it = times_.find(id); it != times_.end()) return it->second;
-    const fs::path solution = project_root() / "solutions" / id / "kernel.cu";
+    const fs::path solution = solutions_dir() / id / "kernel.cu";
     std::optional<double> median;
     if (fs::exists(solution)) {
       const BenchOutcome out = bench_exercise(task, gpu, solution, peaks, options);
@@ -502,7 +502,8 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
         const bool flops = m.throughput.compute_bound && m.throughput.gflops;
         t.throughput = flops ? *m.throughput.gflops : m.throughput.gbs.value_or(0);
         t.unit = flops ? "GFLOP/s" : "GB/s";
-        t.percent_of_peak = flops ? m.throughput.percent_fp32.value_or(0) : m.throughput.percent_bandwidth.value_or(0);
+        t.percent_of_peak =
+            flops ? m.throughput.percent_compute.value_or(0) : m.throughput.percent_bandwidth.value_or(0);
         a.timing = t;
         a.speed_graded = reference.has_value();
       } else if (timed.verdict == Verdict::impossible_speed || timed.verdict == Verdict::timing_mismatch) {

@@ -8,10 +8,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <iostream>
 #include <optional>
 #include <random>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -21,6 +23,7 @@
 #include "cudalab/bench_report.hpp"
 #include "cudalab/exercise_bench.hpp"
 #include "cudalab/exercise_check.hpp"
+#include "cudalab/explain.hpp"
 #include "cudalab/ladder.hpp"
 #include "cudalab/paths.hpp"
 #include "cudalab/registry.hpp"
@@ -100,7 +103,7 @@ ToolchainConfig toolchain_config() {
 }
 
 fs::path exercise_source(const Task& task, bool solution) {
-  return project_root() / (solution ? "solutions" : "exercises") / task.info().id / "kernel.cu";
+  return (solution ? solutions_dir() : project_root() / "exercises") / task.info().id / "kernel.cu";
 }
 
 /// Which exercises, and which file of each: shared by check and bench.
@@ -231,7 +234,7 @@ int run_bench(const BenchArgs& args, const std::string& command_line) {
     options.reference = args.no_reference ? fs::path() : exercise_source(*task, true);
     std::vector<LadderStep> sources{{source, precision_of(args.selection)}};
     if (args.ladder) {
-      sources = ladder_steps(*task, project_root() / "solutions");
+      sources = ladder_steps(*task, solutions_dir());
       if (sources.empty())
         say(task->info().id + " has no speed ladder (no solutions/" + task->info().id + "/step*.cu)");
     }
@@ -466,6 +469,146 @@ int run_check(const CheckArgs& args) {
   return kExitPassed;
 }
 
+/// A page of cudalab's documentation: its HTML file on the Doxygen site and its Markdown source.
+struct DocPage {
+  const char* html;      ///< "md_docs_failures.html"
+  const char* markdown;  ///< "docs/failures.md", relative to the source tree
+  const char* title;     ///< "Failure messages"
+};
+
+/// Where to read `page`, for the end of a --help: the page of the documentation site where it was
+/// built (a build tree's docs/html beside its bin/; an installation's share/doc/cudalab/html),
+/// else its Markdown source (the source tree's, or the installed copy in share/doc/cudalab/docs).
+/// Only a file that exists is named, so that the line is true in a clone, a students' export and
+/// an installation alike; where there is none, the page's title and source name.
+std::string doc_location(const DocPage& page) {
+  std::vector<fs::path> html, markdown;
+  if (const auto layout = install_layout()) {
+    const fs::path doc = layout->data / ".." / "doc" / "cudalab";  // GNUInstallDirs: share/cudalab, share/doc/cudalab
+    html.push_back(doc / "html" / page.html);
+    markdown.push_back(doc / page.markdown);
+  } else {
+    html.push_back(program_dir() / ".." / "docs" / "html" / page.html);
+    markdown.push_back(data_dir() / page.markdown);
+  }
+  std::error_code ec;
+  for (const auto& candidates : {html, markdown}) {
+    for (const auto& p : candidates) {
+      if (fs::is_regular_file(p, ec)) return p.lexically_normal().string();
+    }
+  }
+  return fmt::format("\"{}\" in cudalab's documentation ({} in its source)", page.title, page.markdown);
+}
+
+/// The end of a --help: "Docs: <where> (<what it covers>)", one line per page to read.
+std::string docs_footer(std::initializer_list<std::pair<DocPage, const char*>> pages) {
+  std::string text;
+  for (const auto& [page, what] : pages) {
+    text += fmt::format("{}{} ({})", text.empty() ? "Docs: " : "\n      ", doc_location(page), what);
+  }
+  return text;
+}
+
+constexpr DocPage kIndexPage{"index.html", "docs/README.md", "cudalab documentation"};
+constexpr DocPage kGettingStartedPage{"md_docs_getting_started.html", "docs/getting-started.md", "Getting started"};
+constexpr DocPage kCoursePage{"md_docs_course.html", "docs/course.md", "The course path"};
+constexpr DocPage kReportsPage{"md_docs_reports.html", "docs/reports.md", "Understanding a report"};
+constexpr DocPage kFailuresPage{"md_docs_failures.html", "docs/failures.md", "Failure messages"};
+
+constexpr DocPage kExplainPage{"md_docs_explain.html", "docs/explain.md", "Why is my kernel slow?"};
+
+struct ExplainArgs {
+  Selection selection;
+  std::string target = "h100";
+  std::vector<std::int64_t> sizes;
+  std::uint64_t seed = 1;
+  bool json = false;
+  bool verbose = false;
+  std::string color = "auto";
+  double timeout_s = 120;
+};
+
+/// `cudalab explain`'s options, on `app`.
+CLI::App* add_explain_command(CLI::App& app, ExplainArgs& args) {
+  auto* explain = app.add_subcommand(
+      "explain",
+      "Say why a kernel is slow: uncoalesced accesses, bank conflicts, divergent warps, low occupancy, "
+      "too much traffic, each with its line, its cost on a target GPU and a fix (counted on the simulator)");
+  add_selection_options(explain, args.selection, "Explain");
+  std::string targets;
+  for (const auto& t : gpu_targets()) targets += (targets.empty() ? "" : ", ") + t.key;
+  explain->add_option("--target", args.target, "The GPU to estimate for: " + targets)->capture_default_str();
+  explain->add_option("--size", args.sizes,
+                      "Run at the check whose first dimension (n or M) is this, instead of the representative size");
+  explain->add_option("--seed", args.seed, "Seed of the random inputs")->capture_default_str();
+  explain->add_flag("--json", args.json, "Print the findings and counts as JSON");
+  explain->add_flag("-v,--verbose", args.verbose, "Also list every counted line, the costliest first");
+  explain->add_option("--timeout", args.timeout_s, "Seconds allowed for the run")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  explain->add_option("--color", args.color, "Colour: auto (on a terminal), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  explain->footer(docs_footer({{kExplainPage, "what each number means and how it is counted"}}));
+  return explain;
+}
+
+/// `cudalab explain`: the simulator's checked build, run once per exercise at its representative
+/// size with every access counted. Exit code 1 when it names a problem or the run fails.
+int run_explain(const ExplainArgs& args) {
+  if (args.selection.tf32) throw UsageError("--tf32 is for check and bench: explain counts accesses");
+  const auto selected = select_sources(args.selection);
+  const GpuTarget* target = find_gpu_target(args.target);
+  if (target == nullptr) {
+    std::string known;
+    for (const auto& t : gpu_targets()) known += (known.empty() ? "" : ", ") + t.key;
+    throw UsageError(fmt::format("unknown --target '{}'; explain knows {}", args.target, known));
+  }
+  ToolchainConfig config = toolchain_config();
+  config.checked = true;  // every access calls the simulator, which counts it
+  const BackendChoice backend = choose_backend(BackendRequest::sim, config);
+  ExplainOptions options;
+  options.target = target->key;
+  options.seed = args.seed;
+  options.only_sizes = args.sizes;
+  options.timeout = std::chrono::milliseconds(static_cast<long>(args.timeout_s * 1000));
+  options.cache_dir = config.cache_dir;
+  // A --size that matches no check is a usage error, said before anything compiles.
+  for (const auto& [task, source] : selected) (void)representative_case(*task, args.sizes);
+  if (!args.json) {
+    fmt::print("{}\n", backend.line);
+    fmt::print("target: {} ({} SMs; per SM {} warps, {} blocks, {} registers, {} KiB of shared memory; {:.2f} TB/s, "
+               "{:.1f} FP32 TFLOP/s); --target {}\n\n",
+               target->name, target->sms, target->max_warps_per_sm, target->max_blocks_per_sm,
+               target->registers_per_sm, target->shared_per_sm / 1024, target->dram_bytes_per_s / 1e12,
+               target->fp32_flops_per_s / 1e12, [] {
+                 std::string keys;
+                 for (const auto& t : gpu_targets()) keys += (keys.empty() ? "" : "|") + t.key;
+                 return keys;
+               }());
+    std::fflush(stdout);
+  }
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  std::vector<ExplainResult> results;
+  for (const auto& [task, source] : selected) {
+    if (tty) fmt::print(stderr, "\r\033[Kexplaining {}…", task->info().id);
+    results.push_back(explain_exercise(*task, *backend.toolchain, source, options));
+  }
+  if (tty) fmt::print(stderr, "\r\033[K");
+  if (args.json) {
+    std::cout << explain_report_json(results, backend.line).dump(2) << '\n';
+  } else {
+    ReportStyle style;
+    style.color = args.color == "always" || (args.color == "auto" && want_color(STDOUT_FILENO));
+    style.verbose = args.verbose;
+    write_explain_report(std::cout, results, style);
+  }
+  for (const auto& r : results) {
+    if (!r.ran() || !r.findings.empty()) return kExitFailed;
+  }
+  return kExitPassed;
+}
+
 /// What is wrong with the subcommand of a command line, before CLI11 parses it.
 struct SubcommandProblem {
   std::string message;
@@ -511,7 +654,9 @@ int main(int argc, char** argv) {
       "Exit codes: 0 all passed, 1 something failed, 2 usage or set-up error.\n"
       "Environment: CUDALAB_ROOT (project folder), CUDALAB_CACHE_DIR (compiled modules),\n"
       "CUDALAB_NVCC, CUDALAB_CUDA_ARCH (e.g. sm_90), CUDALAB_CXX (simulator compiler), NO_COLOR,\n"
-      "CUDALAB_NO_SANDBOX=1 (run student code unconfined: for debugging the runner only).");
+      "CUDALAB_NO_SANDBOX=1 (run student code unconfined: for debugging the runner only).\n" +
+      docs_footer({{kIndexPage, "students, instructors, contributors"},
+                   {kGettingStartedPage, "with a GPU, without one, on a lab machine"}}));
 
   auto* list = app.add_subcommand("list", "List the exercises, what each practises, and where you stand");
   auto* next = app.add_subcommand("next", "Say which exercise to do next, and why");
@@ -519,6 +664,9 @@ int main(int argc, char** argv) {
   auto* init =
       app.add_subcommand("init", "Copy the exercises (READMEs and skeletons) into a folder of your own, to work there");
   init->add_option("dir", init_dir, "The folder to create or fill (it must not hold exercises yet)")->required();
+  list->footer(docs_footer({{kCoursePage, "the exercises in order, one page each"}}));
+  next->footer(docs_footer({{kCoursePage, "the exercises in order, one page each"}}));
+  init->footer(docs_footer({{kGettingStartedPage, "working in a folder of your own"}}));
 
   CheckArgs check_args;
   auto* check = app.add_subcommand("check", "Compile a kernel.cu and check it against the CPU reference");
@@ -542,6 +690,8 @@ int main(int argc, char** argv) {
   check->add_option("--color", check_args.color, "Colour: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
+  check->footer(docs_footer(
+      {{kReportsPage, "the report line by line"}, {kFailuresPage, "every verdict, what it means, what to do"}}));
 
   BenchArgs bench_args;
   auto* bench = app.add_subcommand("bench", "Time kernels on the GPU: median, throughput, percent of peak, speedups");
@@ -572,6 +722,10 @@ int main(int argc, char** argv) {
   bench->add_flag("--ladder", bench_args.ladder,
                   "Measure the speed ladder: solutions/NAME/step*.cu in order, then the reference solution, then "
                   "any TF32 tensor-core tier (solutions/NAME/tf32_*.cu, at TF32 precision)");
+  bench->footer(docs_footer({{kReportsPage, "every column of the table"}}));
+
+  ExplainArgs explain_args;
+  CLI::App* explain = add_explain_command(app, explain_args);
 
   // The instructor's commands live in grading/ (a layer on top of the harness): they are run as
   // the program cudalab-grading next to this one, with the rest of the command line.
@@ -628,6 +782,7 @@ int main(int argc, char** argv) {
     if (next->parsed()) return run_next();
     if (init->parsed()) return run_init(fs::absolute(init_dir));
     if (check->parsed()) return run_check(check_args);
+    if (explain->parsed()) return run_explain(explain_args);
   } catch (const UsageError& e) {
     fmt::print(stderr, "cudalab: {}\n", e.what());
     return kExitUsage;

@@ -33,4 +33,11 @@ void name_device_buffer(const void* allocation, const void* buffer, std::size_t 
 /// What the checks found since the last call, at most protocol::kMaxFindings (alike ones counted).
 std::vector<protocol::Finding> take_findings();
 
+/// `cudalab explain` (with the checks on): count what every access costs instead of checking it,
+/// the simulated device reporting `sm_count` SMs (the target GPU's; 0: its own); off: check again.
+void count_accesses(bool on, unsigned sm_count);
+
+/// What was counted since the last call (protocol::AccessProfile); empty where nothing counts.
+protocol::AccessProfile take_access_profile();
+
 }  // namespace cudalab::runner

@@ -393,6 +393,7 @@ class Run {
     if (!spec_.orders.empty()) cudalab::runner::set_thread_order(spec_.orders.at(set), spec_.order_seed + set);
     if (spec_.checks) {
       // Before the case's buffers are allocated: the checks put red zones around each.
+      cudalab::runner::count_accesses(spec_.explain, spec_.explain_sm_count);
       cudalab::runner::enable_device_checks(spec_.checked_sets.empty() || spec_.checked_sets.at(set));
     }
     expose_only(set);
@@ -401,6 +402,7 @@ class Run {
     records::clear_records();
     Reply reply = check(set);
     if (spec_.checks) reply.findings = cudalab::runner::take_findings();
+    if (spec_.explain) reply.profile = cudalab::runner::take_access_profile();
     reply.records = named_records(sets_, base_);
     reply.launches_recorded = cudalab::runner::kernel_tracing_available();
     if (spec_.device_pointers) {

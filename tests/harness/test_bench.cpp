@@ -300,6 +300,21 @@ TEST(Peaks, Fp32LanesPerSmFollowTheComputeCapability) {
   EXPECT_EQ(fp32_lanes_per_sm(6, 1), 128);
 }
 
+// The TF32 row of 03_matmul's ladder is held to the tensor cores: dense flops per SM and clock
+// from the data sheets (A100: 156 TFLOPS = 108 SMs × 1410 MHz × 1024; H100 SXM: 494.7 TFLOPS =
+// 132 SMs × 1830 MHz × 2048), none before Ampere.
+TEST(Peaks, Tf32TensorFlopsPerSmFollowTheComputeCapability) {
+  EXPECT_EQ(tf32_tensor_flops_per_sm(7, 0), 0);  // V100: no TF32
+  EXPECT_EQ(tf32_tensor_flops_per_sm(7, 5), 0);  // T4
+  EXPECT_EQ(tf32_tensor_flops_per_sm(8, 0), 1024);
+  EXPECT_EQ(tf32_tensor_flops_per_sm(8, 6), 512);  // A6000 (GeForce: half)
+  EXPECT_EQ(tf32_tensor_flops_per_sm(8, 9), 512);  // L40S
+  EXPECT_EQ(tf32_tensor_flops_per_sm(9, 0), 2048);
+  EXPECT_EQ(tf32_tensor_flops_per_sm(10, 0), 4096);
+  EXPECT_NEAR(132 * 1830e6 * tf32_tensor_flops_per_sm(9, 0) / 1e12, 494.7, 0.1);
+  EXPECT_NEAR(108 * 1410e6 * tf32_tensor_flops_per_sm(8, 0) / 1e12, 155.9, 0.1);
+}
+
 }  // namespace
 }  // namespace cudalab
 

@@ -272,7 +272,7 @@ double parse_time(const std::string& cell) {
   return std::stod(cell.substr(0, space)) * scale;
 }
 
-/// Leading number of "52.13×", "800.1 GB/s", "26.67% bw".
+/// Leading number of "52.13×", "800.1 GB/s", "26.67% memory".
 double leading_number(const std::string& cell) { return std::stod(cell); }
 
 void expect_close(double actual, double expected, double relative, const std::string& what) {
@@ -327,12 +327,12 @@ TEST(BenchMarkdown, ParsesBackWithTheSameNumbers) {
   const auto& add = table[2];
   EXPECT_TRUE(add[col["throughput"]].ends_with(" GB/s"));
   expect_close(leading_number(add[col["throughput"]]), *r.measurements[0].throughput.gbs, 5e-4, "GB/s");
-  EXPECT_TRUE(add[col["% of peak"]].ends_with("% bw"));
+  EXPECT_TRUE(add[col["% of peak"]].ends_with("% memory"));
   expect_close(leading_number(add[col["% of peak"]]), *r.measurements[0].throughput.percent_bandwidth, 5e-3, "%bw");
   const auto& mm = table[3];
   EXPECT_TRUE(mm[col["throughput"]].ends_with(" GFLOP/s"));
   expect_close(leading_number(mm[col["throughput"]]), *r.measurements[1].throughput.gflops, 5e-4, "GFLOP/s");
-  EXPECT_TRUE(mm[col["% of peak"]].ends_with("% fp32"));
+  EXPECT_TRUE(mm[col["% of peak"]].ends_with("% FP32"));
   EXPECT_TRUE(mm[col["±95%"]].ends_with("†"));  // stopped at the time cap
   EXPECT_FALSE(add[col["±95%"]].ends_with("†"));
   EXPECT_EQ(table[4][col["% of peak"]], "-");  // no peaks known for it

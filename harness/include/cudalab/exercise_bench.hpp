@@ -15,6 +15,10 @@
 
 namespace cudalab {
 
+/// Dense TF32 tensor-core flops per SM and clock for a compute capability (NVIDIA's specifications);
+/// 0 where there are no TF32 tensor cores (before 8.0) or the architecture is not known.
+int tf32_tensor_flops_per_sm(int cc_major, int cc_minor);
+
 /// FP32 FMA lanes per SM for a compute capability: 64 on P100, V100, T4 and A100, 128 on the
 /// consumer Pascal parts, on Ampere from 8.6 and on Ada, Hopper and Blackwell.
 int fp32_lanes_per_sm(int cc_major, int cc_minor);

@@ -28,6 +28,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "cudalab/access_profile.hpp"
 #include "cudalab/timing.hpp"
 
 namespace cudalab::protocol {
@@ -147,6 +148,12 @@ struct Spec {
   /// Check: page-lock the host buffers of a host-pointer exercise, as bench does (the streams
   /// exercise's contract: asynchronous copies overlap kernels only from page-locked memory).
   bool page_locked_check = false;
+  /// Check with `checks` (`cudalab explain`): count every access of the kernels (access_profile.hpp)
+  /// instead of checking it; each reply carries what was counted.
+  bool explain = false;
+  /// With `explain`: the SM count the simulated device reports (the target GPU's), so that a grid
+  /// sized from it is the grid the GPU would run; 0: the simulator's own.
+  unsigned explain_sm_count = 0;
 };
 
 // ---- what the runner saw ------------------------------------------------------------------------
@@ -345,6 +352,7 @@ struct Reply {
   std::vector<Phase> phases;               ///< bench: the runner's phases, in order
   std::vector<OutOfBounds> out_of_bounds;  ///< guard zones that solve changed (device-pointer exercises)
   std::vector<Finding> findings;           ///< check with Spec::checks: what the device-code checks saw
+  AccessProfile profile;                   ///< check with Spec::explain: what the accesses cost
 };
 
 void to_json(nlohmann::json& j, const BufferSlot& b);

@@ -160,21 +160,43 @@ class Sampler {
 // ---------------------------------------------------------------------------------------------
 // Throughput and speedup.
 
-/// The device's peaks that percentages are taken against; 0 when unknown.
+/// The device's peaks that percentages are taken against; 0 when unknown. `tf32` and `host_link`
+/// say which of them apply to one measurement (exercise_bench sets them per row).
 struct Peaks {
   double bandwidth_gbs = 0;  ///< GB/s (1e9 bytes/s), e.g. a measured device-to-device copy
-  double fp32_gflops = 0;    ///< GFLOP/s
+  double fp32_gflops = 0;    ///< GFLOP/s of FP32 FMA on the CUDA cores
   std::string source;        ///< where the numbers come from: "measured d2d copy; spec FP32"
   /// GB/s of a page-locked copy across the host link, the faster direction (measured); 0: unknown.
   double host_link_gbs = 0;
+  /// GFLOP/s of dense TF32 on the tensor cores (per SM and clock from NVIDIA's specifications);
+  /// 0 where the device has none (before compute capability 8.0) or is not known.
+  double tf32_gflops = 0;
+  /// The measurement ran at TF32 precision: its flops are held to the tensor cores' peak.
+  bool tf32 = false;
+  /// The measurement's time includes copies across the host link (the end-to-end row of a
+  /// host-pointer exercise): its bytes are held to the link, both directions at once.
+  bool host_link = false;
 };
+
+/// The bandwidth a measurement's bytes are held to: the host link both ways (2 × host_link_gbs)
+/// when Peaks::host_link, else the device memory's copy bandwidth. 0 when unknown.
+double bandwidth_peak_gbs(const Peaks& peaks);
+/// How the reports name that peak: "memory" or "host link".
+const char* bandwidth_peak_name(const Peaks& peaks);
+/// The arithmetic peak a measurement's flops are held to: TF32 tensor cores when Peaks::tf32 (0
+/// when the device has none known), else FP32.
+double compute_peak_gflops(const Peaks& peaks);
+/// How the reports name that peak: "FP32" or "TF32 tensor".
+const char* compute_peak_name(const Peaks& peaks);
 
 /// Rates from a cost model and a time. Absent where the cost or the peak is 0.
 struct Throughput {
   std::optional<double> gbs;                ///< bytes / time / 1e9
   std::optional<double> gflops;             ///< flops / time / 1e9
-  std::optional<double> percent_bandwidth;  ///< gbs as a percentage of Peaks::bandwidth_gbs
-  std::optional<double> percent_fp32;       ///< gflops as a percentage of Peaks::fp32_gflops
+  std::optional<double> percent_bandwidth;  ///< gbs as a percentage of bandwidth_peak_gbs()
+  std::optional<double> percent_compute;    ///< gflops as a percentage of compute_peak_gflops()
+  std::string bandwidth_peak;               ///< bandwidth_peak_name(): "memory" or "host link"
+  std::string compute_peak;                 ///< compute_peak_name(): "FP32" or "TF32 tensor"
   /// The rate the table shows: the one nearer its peak (the roofline's bound); without peaks,
   /// GFLOP/s when the cost does more than 10 flops per byte.
   bool compute_bound = false;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "internal.hpp"
+#include "profile.hpp"
 #include "runner/device_checks.hpp"
 
 namespace cudalab::sim::checks {
@@ -432,6 +433,7 @@ Region* find_slot(Ctx& c, std::uintptr_t a) {
 void check(std::uintptr_t a, unsigned size, bool write, std::uintptr_t pc) {
   Ctx* cp = tls_ctx;
   if (cp == nullptr || !cp->in_kernel) return;
+  if (profile::active && !profile::counting) return;  // explain: a block outside the sample
   Ctx& c = *cp;
   Region* r = nullptr;
   const auto arena = reinterpret_cast<std::uintptr_t>(c.arena);
@@ -444,6 +446,11 @@ void check(std::uintptr_t a, unsigned size, bool write, std::uintptr_t pc) {
       if (r == nullptr) return;  // not device memory: the thread's stack, the module's variables
       c.last = r;
     }
+  }
+  if (profile::active) {  // explain counts what the access costs instead of checking it
+    profile::access(a, size, write, c.atomic, pc, c.thread,
+                    {r->shared, r->name.empty() ? nullptr : &r->name, r->element, r->inner});
+    return;
   }
   if (r->freed) {
     report_access(FindingKind::use_after_free, c, *r, a, size, write, pc,
@@ -464,7 +471,7 @@ void check(std::uintptr_t a, unsigned size, bool write, std::uintptr_t pc) {
 }
 
 std::vector<Cell> cells_for(std::size_t bytes) {
-  if (bytes > kMaxShadowedBytes) return {};
+  if (bytes > kMaxShadowedBytes || profile::active) return {};  // explain keeps no shadow state
   return std::vector<Cell>((bytes + kWord - 1) / kWord);
 }
 
@@ -557,11 +564,13 @@ void launch_begin(const cudalab_sim_launch_desc& desc) {
   c.desc = &desc;
   c.last = nullptr;
   c.in_kernel = true;
+  if (profile::active) profile::launch_begin(desc);
 }
 
 void launch_end() {
   Ctx& c = ctx();
   c.in_kernel = false;
+  if (profile::active) profile::launch_end();
 }
 
 void block_begin(unsigned long long linear) {
@@ -575,6 +584,7 @@ void block_begin(unsigned long long linear) {
   c.thread = 0;
   c.epoch = 0;
   std::fill(std::begin(c.warp_epoch), std::end(c.warp_epoch), 0);
+  if (profile::active) profile::block_begin(linear);
 }
 
 void thread_enter(unsigned linear) { ctx().thread = static_cast<std::uint16_t>(linear); }
@@ -582,6 +592,7 @@ void thread_enter(unsigned linear) { ctx().thread = static_cast<std::uint16_t>(l
 void barrier_released(unsigned arrived, unsigned threads, int line, std::uintptr_t pc, const uint3& thread) {
   Ctx& c = ctx();
   ++c.epoch;
+  if (profile::active) profile::barrier();
   if (arrived < threads && c.desc != nullptr && !counted(FindingKind::barrier, 0, 0, line)) {
     protocol::Finding f;
     f.kind = FindingKind::barrier;

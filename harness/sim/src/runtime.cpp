@@ -17,6 +17,7 @@
 
 #include "checks.hpp"
 #include "internal.hpp"
+#include "profile.hpp"
 #include "runner/records.hpp"
 
 struct CUstream_st {
@@ -494,7 +495,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* prop, int device) {
   prop->major = 9;
   prop->minor = 0;
   prop->textureAlignment = 512;
-  prop->multiProcessorCount = static_cast<int>(host_workers());
+  prop->multiProcessorCount = static_cast<int>(profile::posed_sm_count != 0 ? profile::posed_sm_count : host_workers());
   prop->canMapHostMemory = 1;
   prop->concurrentKernels = 1;
   prop->unifiedAddressing = 1;

@@ -112,7 +112,8 @@ std::string describe_bytes(std::uint64_t bytes) {
 }
 
 /// Folders the runner never opens up whole: the project (its solutions), the module cache (every
-/// other submission's module), and the tree cudalab was built from.
+/// other submission's module), and cudalab's own data (data_dir(): the tree cudalab was built
+/// from, or an installation's share/cudalab with its solutions).
 std::vector<std::string> protected_dirs() {
   std::vector<std::string> dirs;
   const auto add = [&](const fs::path& p) {
@@ -123,7 +124,7 @@ std::vector<std::string> protected_dirs() {
     if (std::ranges::find(dirs, text) == dirs.end()) dirs.push_back(text);
   };
   add(project_root());
-  add(fs::path(CUDALAB_SOURCE_DIR));
+  add(data_dir());
   add(cache_dir());
   return dirs;
 }

@@ -58,11 +58,11 @@ bool finite(double v) { return std::isfinite(v); }
 std::pair<std::string, std::string> rate_cells(const Throughput& t) {
   if (t.compute_bound && t.gflops) {
     return {format_significant(*t.gflops) + " GFLOP/s",
-            t.percent_fp32 ? format_percent(*t.percent_fp32) + " fp32" : "-"};
+            t.percent_compute ? format_percent(*t.percent_compute) + " " + t.compute_peak : "-"};
   }
   if (t.gbs) {
     return {format_significant(*t.gbs) + " GB/s",
-            t.percent_bandwidth ? format_percent(*t.percent_bandwidth) + " bw" : "-"};
+            t.percent_bandwidth ? format_percent(*t.percent_bandwidth) + " " + t.bandwidth_peak : "-"};
   }
   return {"-", "-"};
 }
@@ -284,11 +284,14 @@ json bench_report_json(const BenchResults& results) {
          {{"gb_per_s", number(t.gbs)},
           {"gflop_per_s", number(t.gflops)},
           {"percent_of_peak_bandwidth", number(t.percent_bandwidth)},
-          {"percent_of_peak_fp32", number(t.percent_fp32)},
+          {"percent_of_peak_compute", number(t.percent_compute)},
+          {"bandwidth_peak", t.bandwidth_peak},
+          {"compute_peak", t.compute_peak},
           {"bound", bound ? json(bound) : json(nullptr)}}},
         {"peaks",
          {{"bandwidth_gb_per_s", m.peaks.bandwidth_gbs > 0 ? json(m.peaks.bandwidth_gbs) : json(nullptr)},
           {"fp32_gflop_per_s", m.peaks.fp32_gflops > 0 ? json(m.peaks.fp32_gflops) : json(nullptr)},
+          {"tf32_tensor_gflop_per_s", m.peaks.tf32_gflops > 0 ? json(m.peaks.tf32_gflops) : json(nullptr)},
           {"host_link_gb_per_s", m.peaks.host_link_gbs > 0 ? json(m.peaks.host_link_gbs) : json(nullptr)},
           {"source", m.peaks.source}}},
         {"baselines", baselines},
@@ -308,8 +311,9 @@ void write_bench_csv(std::ostream& out, const BenchResults& results) {
       "exercise", "label", "backend",
       "n", "warmup_runs", "median_s", "min_s", "max_s", "mean_s", "p25_s", "p75_s",
       "spread", "median_noise", "outliers", "stop", "minimums_met", "total_s", "wall_s",
-      "bytes", "flops", "gb_per_s", "gflop_per_s", "percent_of_peak_bandwidth", "percent_of_peak_fp32", "bound",
-      "peak_bandwidth_gb_per_s", "peak_fp32_gflop_per_s",
+      "bytes", "flops", "gb_per_s", "gflop_per_s", "percent_of_peak_bandwidth", "percent_of_peak_compute",
+      "bandwidth_peak", "compute_peak", "bound",
+      "peak_bandwidth_gb_per_s", "peak_fp32_gflop_per_s", "peak_tf32_tensor_gflop_per_s", "peak_host_link_gb_per_s",
       "device", "driver", "cuda", "date"};
   // clang-format on
   for (const auto& b : baselines) {
@@ -349,10 +353,14 @@ void write_bench_csv(std::ostream& out, const BenchResults& results) {
         csv_number(t.gbs),
         csv_number(t.gflops),
         csv_number(t.percent_bandwidth),
-        csv_number(t.percent_fp32),
+        csv_number(t.percent_compute),
+        t.bandwidth_peak,
+        t.compute_peak,
         bound ? bound : "",
         m.peaks.bandwidth_gbs > 0 ? csv_number(m.peaks.bandwidth_gbs) : "",
         m.peaks.fp32_gflops > 0 ? csv_number(m.peaks.fp32_gflops) : "",
+        m.peaks.tf32_gflops > 0 ? csv_number(m.peaks.tf32_gflops) : "",
+        m.peaks.host_link_gbs > 0 ? csv_number(m.peaks.host_link_gbs) : "",
         results.device.name,
         results.device.driver,
         results.device.cuda_version,

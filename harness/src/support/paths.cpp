@@ -6,6 +6,11 @@
 #include <sstream>
 #include <string>
 
+#if !defined(CUDALAB_SOURCE_DIR) || !defined(CUDALAB_INSTALL_BIN_TO_PROGRAMS) || \
+    !defined(CUDALAB_INSTALL_PROGRAMS_TO_DATA)
+#error "harness/CMakeLists.txt defines the source tree and the install layout's relative paths"
+#endif
+
 namespace cudalab {
 
 namespace fs = std::filesystem;
@@ -15,7 +20,46 @@ fs::path env_path(const char* name) {
   const char* v = std::getenv(name);
   return (v != nullptr && *v != '\0') ? fs::path(v) : fs::path();
 }
+
+// The installed layout as paths relative to each other (cmake/Install.cmake computes them from
+// the GNUInstallDirs folders), so that a prefix chosen at install time, or a .deb unpacked
+// anywhere, still finds itself.
+constexpr const char* kBinToPrograms = CUDALAB_INSTALL_BIN_TO_PROGRAMS;
+constexpr const char* kProgramsToData = CUDALAB_INSTALL_PROGRAMS_TO_DATA;
+
+fs::path executable_dir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::current_path() : exe.parent_path();
+}
+
+/// Only an installation's data folder holds the simulator's headers (a build tree uses them from
+/// the source tree), so finding them there cannot mistake a build tree for an installation.
+bool is_install_data(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(dir / "sim-include" / "cuda_runtime.h", ec);
+}
+
+std::optional<InstallLayout> find_install_layout() {
+  const fs::path exe = executable_dir();
+  // bin/cudalab reaches lib/cudalab from bin/; cudalab-grading runs from lib/cudalab itself.
+  for (const fs::path& programs : {exe / kBinToPrograms, exe}) {
+    const fs::path data = programs / kProgramsToData;
+    if (is_install_data(data)) return InstallLayout{programs.lexically_normal(), data.lexically_normal()};
+  }
+  return std::nullopt;
+}
 }  // namespace
+
+std::optional<InstallLayout> install_layout() {
+  static const std::optional<InstallLayout> kLayout = find_install_layout();  // the program does not move
+  return kLayout;
+}
+
+fs::path data_dir() {
+  if (auto layout = install_layout()) return layout->data;
+  return fs::path(CUDALAB_SOURCE_DIR);
+}
 
 namespace {
 /// A cudalab project holds exercises/NN_name/kernel.cu (a build folder's exercises/ holds none).
@@ -35,13 +79,18 @@ fs::path project_root() {
     if (is_project(dir)) return dir;
     if (dir == dir.parent_path()) break;
   }
-  return fs::path(CUDALAB_SOURCE_DIR);
+  return data_dir();
+}
+
+fs::path solutions_dir() {
+  std::error_code ec;
+  if (fs::path own = project_root() / "solutions"; fs::is_directory(own, ec)) return own;
+  return data_dir() / "solutions";
 }
 
 fs::path program_dir() {
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::current_path() : exe.parent_path();
+  if (auto layout = install_layout()) return layout->programs;
+  return executable_dir();
 }
 
 fs::path cache_dir() {

@@ -264,7 +264,9 @@ void to_json(json& j, const Spec& s) {
               return list;
             }()},
            {"case_markers", s.case_markers},
-           {"page_locked_check", s.page_locked_check}};
+           {"page_locked_check", s.page_locked_check},
+           {"explain", s.explain},
+           {"explain_sm_count", s.explain_sm_count}};
 }
 
 void from_json(const json& j, Spec& s) {
@@ -306,6 +308,9 @@ void from_json(const json& j, Spec& s) {
   s.checks = j.contains("checks") && bool_field(j, "checks");
   s.case_markers = j.contains("case_markers") && bool_field(j, "case_markers");
   s.page_locked_check = j.contains("page_locked_check") && bool_field(j, "page_locked_check");
+  s.explain = j.contains("explain") && bool_field(j, "explain");
+  s.explain_sm_count =
+      j.contains("explain_sm_count") ? static_cast<unsigned>(std::min<std::size_t>(count_field(j, "explain_sm_count"), 4096)) : 0;
   s.checked_sets = j.contains("checked_sets") ? list_field<bool>(j, "checked_sets") : std::vector<bool>{};
   if (!s.checked_sets.empty() && s.checked_sets.size() != s.sets.size()) {
     throw ProtocolError("field 'checked_sets' does not hold one flag per set");
@@ -489,6 +494,7 @@ void to_json(json& j, const Reply& r) {
     }
     j["findings"] = std::move(findings);
   }
+  if (!r.profile.kernels.empty()) j["profile"] = r.profile;
 }
 
 void from_json(const json& j, Reply& r) {
@@ -561,6 +567,7 @@ void from_json(const json& j, Reply& r) {
       r.findings.push_back(std::move(f));
     }
   }
+  r.profile = j.contains("profile") ? field(j, "profile").get<AccessProfile>() : AccessProfile{};
 }
 
 Reply parse_reply(std::string_view text) {

@@ -31,8 +31,9 @@ constexpr std::size_t kWitnessSeedSet = 1000;
 /// bytes no faster than a device-to-device copy (the reference solutions reach 81–105 %; a cold L2
 /// leaves little room above).
 constexpr double kBandwidthCeiling = 1.15;
-/// TF32 tensor-core peak over the FP32 peak (dense): 8× on A100, 7.4× on an H100 SXM.
-constexpr double kTf32OverFp32 = 8.0;
+/// Where the TF32 tensor-core peak is not known: at most this many times the FP32 peak (dense: 8×
+/// on an A100, 8× on an H100 at the same clock), a ceiling for the checks below, not a yardstick.
+constexpr double kTf32OverFp32Ceiling = 8.0;
 /// The parent's clock may see each call take at most this much longer than the runner reports
 /// (launch, synchronisation and pipe wake-ups), in proportion and in absolute terms.
 constexpr double kClockRatioAllowed = 3.0;
@@ -99,6 +100,13 @@ double host_link_ceiling_gbs(const Peaks& peaks, bool host_pointers) {
   return host_pointers ? 2 * kBandwidthCeiling * peaks.host_link_gbs : 0;
 }
 
+/// The most flops per second a call can do: FP32, or at TF32 precision the tensor cores' peak
+/// (where not known, a multiple of FP32). 0 when unknown.
+double arithmetic_ceiling_gflops(const Peaks& peaks, Precision precision) {
+  if (precision != Precision::tf32) return peaks.fp32_gflops;
+  return peaks.tf32_gflops > 0 ? peaks.tf32_gflops : kTf32OverFp32Ceiling * peaks.fp32_gflops;
+}
+
 /// The fastest a call can physically be: its bytes at the ceiling of the copy bandwidth (for a
 /// host-pointer exercise, whose inputs and outputs cross it, of the host link), its flops at the
 /// arithmetic peak. 0 when the peaks are unknown.
@@ -108,7 +116,7 @@ double fastest_possible_s(const Cost& cost, const Peaks& peaks, Precision precis
   if (const double link = host_link_ceiling_gbs(peaks, host_pointers); link > 0) {
     t = std::max(t, cost.bytes / (link * 1e9));
   }
-  const double flops_peak = peaks.fp32_gflops * (precision == Precision::tf32 ? kTf32OverFp32 : 1.0);
+  const double flops_peak = arithmetic_ceiling_gflops(peaks, precision);
   if (flops_peak > 0) t = std::max(t, cost.flops / (flops_peak * 1e9));
   return t;
 }
@@ -134,7 +142,7 @@ std::string impossible(const Measurement& m, Precision precision, bool host_poin
         "cannot be true",
         m.exercise, m.c.label(), *t.gbs, 100 * *t.gbs / (2 * p.host_link_gbs), p.host_link_gbs);
   }
-  const double flops_peak = p.fp32_gflops * (precision == Precision::tf32 ? kTf32OverFp32 : 1.0);
+  const double flops_peak = arithmetic_ceiling_gflops(p, precision);
   if (t.gflops && flops_peak > 0 && *t.gflops > flops_peak) {
     return fmt::format(
         "{} at {}: {:.0f} GFLOP/s is above the device's {} peak ({:.0f} GFLOP/s), so this time cannot "
@@ -195,6 +203,19 @@ std::string clock_disagreement(const protocol::Reply& reply, const ParentClock& 
 
 }  // namespace
 
+int tf32_tensor_flops_per_sm(int cc_major, int cc_minor) {
+  // Dense TF32 from NVIDIA's data sheets, per SM and clock (peak ÷ SMs ÷ boost clock): A100 1024,
+  // H100 2048, B200 4096; the professional GA10x, Ada and Blackwell parts (A6000, L40S) 512, where
+  // GeForce cards of the same architectures run at half that: the higher figure, so that no
+  // percentage exceeds 100. Before Ampere: no TF32.
+  if (cc_major < 8) return 0;
+  if (cc_major == 8) return cc_minor == 0 ? 1024 : 512;
+  if (cc_major == 9) return 2048;
+  if (cc_major == 10) return 4096;
+  if (cc_major == 12) return 512;
+  return 0;  // not known: no yardstick rather than a wrong one
+}
+
 int fp32_lanes_per_sm(int cc_major, int cc_minor) {
   // NVIDIA's throughput table ("Arithmetic Instructions", CUDA C++ Programming Guide): FP32 FMA
   // results per clock per SM.
@@ -210,6 +231,8 @@ Peaks device_peaks(const fs::path& runner, const GpuDevice& device, const fs::pa
   Peaks peaks;
   const int lanes = fp32_lanes_per_sm(device.cc_major, device.cc_minor);
   peaks.fp32_gflops = static_cast<double>(device.sm_count) * device.clock_khz * 1e3 * lanes * 2 / 1e9;
+  peaks.tf32_gflops = static_cast<double>(device.sm_count) * device.clock_khz * 1e3 *
+                      tf32_tensor_flops_per_sm(device.cc_major, device.cc_minor) / 1e9;
   const fs::path file = cache_dir / "peaks.json";
   const std::string key = device.uuid + "/" + std::to_string(device.driver_version);
   json cache = json::object();
@@ -249,8 +272,9 @@ Peaks device_peaks(const fs::path& runner, const GpuDevice& device, const fs::pa
   peaks.source = fmt::format(
       "bandwidth: 1 GiB device-to-device copy, read + write (measured, cached per device and "
       "driver); host link: 256 MiB page-locked copy, the faster direction (measured); FP32: {} SMs × {} MHz × {} "
-      "FMA × 2 (compute capability {}.{})",
-      device.sm_count, device.clock_khz / 1000, lanes, device.cc_major, device.cc_minor);
+      "FMA × 2 (compute capability {}.{}); TF32 tensor: {} SMs × {} MHz × {} dense flops (data sheet)",
+      device.sm_count, device.clock_khz / 1000, lanes, device.cc_major, device.cc_minor, device.sm_count,
+      device.clock_khz / 1000, tf32_tensor_flops_per_sm(device.cc_major, device.cc_minor));
   return peaks;
 }
 
@@ -397,7 +421,15 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
       }
       notes.push_back("CPU baseline: " + task.cpu_solve_name());
     }
-    Measurement m = make_measurement(id, c, backend_name(toolchain.backend()), task.cost(c), summary, peaks, baselines);
+    // Each row's percentages against the peak that bounds it: the tensor cores at TF32, the host
+    // link for a host-pointer exercise's calls (its kernels alone: device memory).
+    Peaks row_peaks = peaks;
+    row_peaks.tf32 = c.precision == Precision::tf32;
+    row_peaks.host_link = host_pointers;
+    Peaks kernel_peaks = row_peaks;
+    kernel_peaks.host_link = false;
+    Measurement m =
+        make_measurement(id, c, backend_name(toolchain.backend()), task.cost(c), summary, row_peaks, baselines);
     m.notes = std::move(notes);
     m.notes.push_back(describe_launches(reply.records));
     if (reply.host_memory) m.notes.push_back(host_memory_note(*reply.host_memory));
@@ -416,7 +448,8 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
                                                                        : StopReason::max_samples);
       ks.minimums_met = host ? summary.minimums_met : true;
       ks.wall_s = host ? summary.wall_s : 0;
-      kernels_only = make_measurement(id + " (kernels)", c, backend_name(toolchain.backend()), task.cost(c), ks, peaks);
+      kernels_only =
+          make_measurement(id + " (kernels)", c, backend_name(toolchain.backend()), task.cost(c), ks, kernel_peaks);
       kernels_only->notes.push_back(host ? "the kernels of every timed call, from CUPTI"
                                          : fmt::format("the kernels of {} traced calls apart from the timed ones, from "
                                                        "CUPTI",

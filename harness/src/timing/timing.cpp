@@ -195,15 +195,27 @@ Summary Sampler::summary() const {
   return s;
 }
 
+double bandwidth_peak_gbs(const Peaks& peaks) {
+  return peaks.host_link ? 2 * peaks.host_link_gbs : peaks.bandwidth_gbs;
+}
+
+const char* bandwidth_peak_name(const Peaks& peaks) { return peaks.host_link ? "host link" : "memory"; }
+
+double compute_peak_gflops(const Peaks& peaks) { return peaks.tf32 ? peaks.tf32_gflops : peaks.fp32_gflops; }
+
+const char* compute_peak_name(const Peaks& peaks) { return peaks.tf32 ? "TF32 tensor" : "FP32"; }
+
 Throughput compute_throughput(const Cost& cost, double seconds, const Peaks& peaks) {
   Throughput t;
+  t.bandwidth_peak = bandwidth_peak_name(peaks);
+  t.compute_peak = compute_peak_name(peaks);
   if (!(seconds > 0) || !std::isfinite(seconds)) return t;
   if (cost.bytes > 0) t.gbs = cost.bytes / seconds / 1e9;
   if (cost.flops > 0) t.gflops = cost.flops / seconds / 1e9;
-  if (t.gbs && peaks.bandwidth_gbs > 0) t.percent_bandwidth = 100 * *t.gbs / peaks.bandwidth_gbs;
-  if (t.gflops && peaks.fp32_gflops > 0) t.percent_fp32 = 100 * *t.gflops / peaks.fp32_gflops;
-  if (t.percent_bandwidth && t.percent_fp32) {
-    t.compute_bound = *t.percent_fp32 > *t.percent_bandwidth;
+  if (const double peak = bandwidth_peak_gbs(peaks); t.gbs && peak > 0) t.percent_bandwidth = 100 * *t.gbs / peak;
+  if (const double peak = compute_peak_gflops(peaks); t.gflops && peak > 0) t.percent_compute = 100 * *t.gflops / peak;
+  if (t.percent_bandwidth && t.percent_compute) {
+    t.compute_bound = *t.percent_compute > *t.percent_bandwidth;
   } else if (t.gflops) {
     // No machine balance to compare with: 10 flops per byte is compute-heavy on any current GPU.
     t.compute_bound = !t.gbs || cost.flops / cost.bytes > 10;

@@ -69,6 +69,13 @@ std::string headers_fingerprint(const fs::path& dir) {
   return all;
 }
 
+/// The simulator's headers: an installation's own copy (share/cudalab/sim-include), else the
+/// source tree's, for a build tree.
+fs::path sim_include_dir() {
+  if (auto layout = install_layout()) return layout->data / "sim-include";
+  return CUDALAB_SIM_INCLUDE_DIR;
+}
+
 /// Removes a folder tree when it goes out of scope.
 struct RemoveTree {
   fs::path path;
@@ -87,7 +94,7 @@ fs::path mirrored(const fs::path& root, const fs::path& path) {
 class SimToolchain final : public Toolchain {
  public:
   explicit SimToolchain(ToolchainConfig config)
-      : config_(std::move(config)), include_dir_(CUDALAB_SIM_INCLUDE_DIR), cxx_(find_cxx()) {}
+      : config_(std::move(config)), include_dir_(sim_include_dir()), cxx_(find_cxx()) {}
 
   Backend backend() const override { return Backend::sim; }
 

@@ -1,0 +1,403 @@
+// `cudalab explain`'s counting; profile.hpp says what is counted and how requests are formed.
+//
+// Per launch, each instruction (site) keeps, per thread of the block, how often the thread has
+// executed it in the current barrier interval, and per warp a list of open requests: the k-th
+// execution by lane L writes its address into request k of L's warp. When the block's threads
+// have all reached a barrier, or the block has ended, every request is complete and is costed:
+//  - global memory: the distinct 32-byte sectors its lanes' bytes fall in, against the sectors of
+//    one contiguous span of as many distinct bytes from the same first address (a warp reading 32
+//    floats in a row touches 4 sectors, 5 when the row is not 32-byte aligned; 32 floats 4 KiB
+//    apart touch 32);
+//  - shared memory: the most distinct 4-byte words in one of the 32 banks (the wavefronts the
+//    access takes; lanes reading one word share it), against ceil(distinct words / 32).
+// Only a sample of each launch's blocks is counted (kMaxCountedBlocks, evenly spread, the last
+// one included); the totals are scaled to the whole grid, and where a request list overflowed
+// (kMaxInstancesPerWarp) to the lane accesses seen.
+#include "profile.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "runner/device_checks.hpp"
+
+namespace cudalab::sim::profile {
+
+bool active = false;
+bool counting = false;
+unsigned posed_sm_count = 0;
+
+namespace {
+
+using protocol::AccessSite;
+using protocol::KernelProfile;
+
+constexpr unsigned kWarp = 32;
+constexpr unsigned kSectorShift = 5;  // 32-byte sectors
+constexpr unsigned kBanks = 32;
+constexpr unsigned kWordShift = 2;  // 4-byte banks
+/// Blocks counted per launch: enough to see every code path of a regular grid (edges included),
+/// few enough that explain at a representative size stays within seconds.
+constexpr unsigned long long kMaxCountedBlocks = 48;
+/// Open requests per site and warp in one barrier interval (a thread looping over many elements
+/// without a barrier); executions past it are scaled for, not costed.
+constexpr std::size_t kMaxInstancesPerWarp = 2048;
+/// Open requests of all sites together (each about 264 bytes).
+constexpr std::size_t kMaxPendingInstances = std::size_t{1} << 17;
+
+/// The lanes of one warp-level request: their addresses, and which lanes took part.
+struct Instance {
+  std::uint32_t mask = 0;
+  std::array<std::uintptr_t, kWarp> address{};
+};
+
+/// One site's costs over a launch's counted blocks, or scaled over a kernel's launches.
+struct Totals {
+  double requests = 0;
+  double active_lanes = 0;
+  double units = 0;
+  double ideal_units = 0;
+  std::uint64_t lanes_seen = 0;     // lane accesses, costed or not
+  std::uint64_t lanes_costed = 0;   // lane accesses that are part of a costed request
+  unsigned worst_units = 0;
+  unsigned worst_ideal = 0;
+  std::int64_t stride = 0;
+  bool have_worst = false;
+
+  /// Keeps the request with the most units beyond its ideal (the first one if none has any).
+  void consider(unsigned units_of, unsigned ideal_of, std::int64_t stride_of) {
+    if (!have_worst || units_of - ideal_of > worst_units - worst_ideal) {
+      worst_units = units_of;
+      worst_ideal = ideal_of;
+      stride = stride_of;
+      have_worst = true;
+    }
+  }
+};
+
+/// An instruction of the running launch.
+struct Site {
+  std::uintptr_t pc = 0;
+  bool shared = false;
+  bool write = false;
+  bool atomic = false;
+  unsigned bytes = 0;
+  std::string target;
+  std::size_t element = 0;
+  std::size_t inner = 0;
+  std::vector<std::uint32_t> executed;       // per thread of the block, in this barrier interval
+  std::vector<std::vector<Instance>> warps;  // per warp: its open requests, by k
+  bool touched = false;                      // has open requests
+  Totals totals;
+};
+
+struct Launch {
+  const cudalab_sim_launch_desc* desc = nullptr;
+  unsigned threads = 0;
+  unsigned long long blocks = 0;
+  unsigned long long stride = 1;  // every stride-th block is counted, and the last
+  unsigned long long counted = 0;
+  std::unordered_map<std::uint64_t, std::size_t> index;  // pc << 1 | shared
+  std::vector<std::unique_ptr<Site>> sites;
+  std::vector<Site*> touched;
+  std::size_t pending = 0;
+  Site* last = nullptr;
+  std::uint64_t last_key = 0;
+};
+
+/// A kernel's totals over its launches, per site.
+struct Kernel {
+  KernelProfile profile;
+  std::map<std::uint64_t, std::pair<AccessSite, Totals>> sites;  // by pc << 1 | shared
+};
+
+struct State {
+  Launch launch;
+  std::vector<Kernel> kernels;
+  std::vector<std::uintptr_t> scratch;  // words or sectors of one request
+};
+
+State& state() {
+  static auto* s = new State;  // never destroyed: a kernel may run during static destruction
+  return *s;
+}
+
+/// Bytes from one active lane's address to the next lane's, in the request (per lane where the
+/// two nearest active lanes are not neighbours); 0 when fewer than two lanes took part.
+std::int64_t stride_of(const Instance& in) {
+  int previous = -1;
+  for (unsigned lane = 0; lane < kWarp; ++lane) {
+    if ((in.mask >> lane & 1u) == 0) continue;
+    if (previous >= 0) {
+      const auto gap = static_cast<std::int64_t>(lane) - previous;
+      return (static_cast<std::int64_t>(in.address[lane]) -
+              static_cast<std::int64_t>(in.address[static_cast<unsigned>(previous)])) /
+             gap;
+    }
+    previous = static_cast<int>(lane);
+  }
+  return 0;
+}
+
+/// The active lanes' addresses, ascending.
+unsigned sorted_addresses(const Instance& in, std::array<std::uintptr_t, kWarp>& out) {
+  unsigned n = 0;
+  for (std::uint32_t m = in.mask; m != 0; m &= m - 1) out[n++] = in.address[static_cast<unsigned>(std::countr_zero(m))];
+  std::sort(out.begin(), out.begin() + n);
+  return n;
+}
+
+/// Global memory: {sectors touched, sectors of one span of the distinct bytes}.
+std::pair<unsigned, unsigned> global_cost(const Instance& in, unsigned size) {
+  std::array<std::uintptr_t, kWarp> a{};
+  const unsigned n = sorted_addresses(in, a);
+  std::uintptr_t sectors = 0;
+  std::uintptr_t distinct = 0;
+  std::uintptr_t covered_sector = 0;  // the last sector counted, + 1
+  std::uintptr_t covered_byte = 0;    // the end of the bytes counted
+  for (unsigned i = 0; i < n; ++i) {
+    const std::uintptr_t begin = a[i];
+    const std::uintptr_t end = begin + size;
+    std::uintptr_t first = begin >> kSectorShift;
+    const std::uintptr_t last = (end - 1) >> kSectorShift;
+    if (i > 0) first = std::max(first, covered_sector);
+    if (first <= last) sectors += last - first + 1;
+    covered_sector = std::max(covered_sector, last + 1);
+    if (i == 0 || begin >= covered_byte) {
+      distinct += size;
+    } else if (end > covered_byte) {
+      distinct += end - covered_byte;
+    }
+    covered_byte = std::max(covered_byte, end);
+  }
+  const std::uintptr_t low = a[0];
+  const std::uintptr_t ideal = ((low + distinct - 1) >> kSectorShift) - (low >> kSectorShift) + 1;
+  return {static_cast<unsigned>(sectors), static_cast<unsigned>(std::min(ideal, sectors))};
+}
+
+/// Shared memory: {wavefronts (the most distinct words in one bank), ceil(distinct words / 32)}.
+std::pair<unsigned, unsigned> shared_cost(const Instance& in, unsigned size, std::vector<std::uintptr_t>& words) {
+  words.clear();
+  for (std::uint32_t m = in.mask; m != 0; m &= m - 1) {
+    const std::uintptr_t a = in.address[static_cast<unsigned>(std::countr_zero(m))];
+    for (std::uintptr_t w = a >> kWordShift; w <= (a + size - 1) >> kWordShift; ++w) words.push_back(w);
+  }
+  std::sort(words.begin(), words.end());
+  words.erase(std::unique(words.begin(), words.end()), words.end());
+  std::array<unsigned, kBanks> per_bank{};
+  for (const std::uintptr_t w : words) ++per_bank[w % kBanks];
+  const unsigned wavefronts = *std::max_element(per_bank.begin(), per_bank.end());
+  const auto ideal = static_cast<unsigned>((words.size() + kBanks - 1) / kBanks);
+  return {wavefronts, ideal};
+}
+
+/// Costs the complete requests of the launch's open sites and closes them.
+void complete_requests(Launch& l) {
+  State& st = state();
+  for (Site* s : l.touched) {
+    for (auto& list : s->warps) {
+      for (const Instance& in : list) {
+        const auto lanes = static_cast<unsigned>(std::popcount(in.mask));
+        if (lanes == 0) continue;
+        const auto [units, ideal] = s->shared ? shared_cost(in, s->bytes, st.scratch) : global_cost(in, s->bytes);
+        Totals& t = s->totals;
+        t.requests += 1;
+        t.active_lanes += lanes;
+        t.lanes_costed += lanes;
+        t.units += units;
+        t.ideal_units += ideal;
+        t.consider(units, ideal, stride_of(in));
+      }
+      list.clear();
+    }
+    std::fill(s->executed.begin(), s->executed.end(), 0);
+    s->touched = false;
+  }
+  l.touched.clear();
+  l.pending = 0;
+}
+
+Site& site_for(Launch& l, std::uint64_t key, std::uintptr_t pc, bool write, bool atomic, unsigned size,
+               const Place& place) {
+  if (l.last != nullptr && l.last_key == key) return *l.last;
+  auto [it, added] = l.index.try_emplace(key, l.sites.size());
+  if (added) {
+    auto s = std::make_unique<Site>();
+    s->pc = pc;
+    s->shared = place.shared;
+    s->write = write;
+    s->atomic = atomic;
+    s->bytes = size;
+    if (place.name != nullptr) s->target = *place.name;
+    s->element = place.element;
+    s->inner = place.inner;
+    s->executed.assign(l.threads, 0);
+    s->warps.resize((l.threads + kWarp - 1) / kWarp);
+    l.sites.push_back(std::move(s));
+  }
+  l.last = l.sites[it->second].get();
+  l.last_key = key;
+  return *l.last;
+}
+
+Kernel& kernel_named(const char* name) {
+  State& st = state();
+  for (Kernel& k : st.kernels) {
+    if (k.profile.kernel == name) return k;
+  }
+  st.kernels.emplace_back();
+  st.kernels.back().profile.kernel = name;
+  return st.kernels.back();
+}
+
+/// The module-relative offset of a return address (for addr2line in the parent), or 0.
+std::uint64_t module_offset(std::uintptr_t pc) {
+  Dl_info info{};
+  if (pc == 0 || dladdr(reinterpret_cast<void*>(pc), &info) == 0 || info.dli_fbase == nullptr) return 0;
+  // The call instruction ends at the return address: step back into it.
+  return pc - reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
+}
+
+}  // namespace
+
+void launch_begin(const cudalab_sim_launch_desc& desc) {
+  Launch& l = state().launch;
+  l = Launch{};
+  l.desc = &desc;
+  l.threads = desc.block.x * desc.block.y * desc.block.z;
+  l.blocks = 1ull * desc.grid.x * desc.grid.y * desc.grid.z;
+  if (l.blocks > kMaxCountedBlocks) {
+    l.stride = (l.blocks + kMaxCountedBlocks - 1) / kMaxCountedBlocks;
+    // Not a divisor of the grid's rows: the sample then reaches every column of blocks.
+    while (desc.grid.x > 1 && std::gcd(l.stride, static_cast<unsigned long long>(desc.grid.x)) != 1) ++l.stride;
+  }
+  counting = false;
+}
+
+void block_begin(unsigned long long linear) {
+  Launch& l = state().launch;
+  if (!l.touched.empty()) complete_requests(l);
+  counting = linear % l.stride == 0 || linear + 1 == l.blocks;
+  if (counting) ++l.counted;
+}
+
+void barrier() {
+  Launch& l = state().launch;
+  if (counting && !l.touched.empty()) complete_requests(l);
+}
+
+void access(std::uintptr_t a, unsigned size, bool write, bool atomic, std::uintptr_t pc, unsigned thread,
+            const Place& place) {
+  Launch& l = state().launch;
+  if (thread >= l.threads || size == 0) return;
+  const std::uint64_t key = (static_cast<std::uint64_t>(pc) << 1) | (place.shared ? 1u : 0u);
+  Site& s = site_for(l, key, pc, write, atomic, size, place);
+  ++s.totals.lanes_seen;
+  const std::uint32_t k = s.executed[thread]++;
+  auto& list = s.warps[thread / kWarp];
+  if (k >= list.size()) {
+    // A request the lists have no room for: left uncosted (and scaled for at the launch's end).
+    if (k != list.size() || k >= kMaxInstancesPerWarp || l.pending >= kMaxPendingInstances) return;
+    list.emplace_back();
+    ++l.pending;
+  }
+  Instance& in = list[k];
+  in.address[thread % kWarp] = a;
+  in.mask |= 1u << (thread % kWarp);
+  s.bytes = std::max(s.bytes, size);
+  if (!s.touched) {
+    s.touched = true;
+    l.touched.push_back(&s);
+  }
+}
+
+void launch_end() {
+  State& st = state();
+  Launch& l = st.launch;
+  if (l.desc == nullptr) return;
+  complete_requests(l);
+  Kernel& k = kernel_named(l.desc->name);
+  ++k.profile.launches;
+  k.profile.blocks += l.blocks;
+  k.profile.counted_blocks += l.counted;
+  const double scale = l.counted == 0 ? 0.0 : static_cast<double>(l.blocks) / static_cast<double>(l.counted);
+  for (const auto& s : l.sites) {
+    const Totals& t = s->totals;
+    if (t.lanes_costed == 0) continue;
+    // Lane accesses beyond the request lists count as the costed ones did.
+    const double factor = scale * static_cast<double>(t.lanes_seen) / static_cast<double>(t.lanes_costed);
+    auto [it, added] = k.sites.try_emplace((static_cast<std::uint64_t>(s->pc) << 1) | (s->shared ? 1u : 0u));
+    AccessSite& out = it->second.first;
+    Totals& sum = it->second.second;
+    if (added) {
+      out.kernel = l.desc->name;
+      out.pc = module_offset(s->pc);
+      out.space = s->shared ? protocol::MemorySpace::shared : protocol::MemorySpace::global;
+      out.write = s->write;
+      out.atomic = s->atomic;
+      out.target = s->target;
+      out.element_bytes = s->element;
+      out.row_elements = s->inner;
+    }
+    out.bytes = std::max(out.bytes, s->bytes);
+    sum.requests += t.requests * factor;
+    sum.active_lanes += t.active_lanes * factor;
+    sum.units += t.units * factor;
+    sum.ideal_units += t.ideal_units * factor;
+    if (t.have_worst) sum.consider(t.worst_units, t.worst_ideal, t.stride);
+  }
+  l = Launch{};
+  counting = false;
+}
+
+protocol::AccessProfile take() {
+  State& st = state();
+  protocol::AccessProfile p;
+  for (Kernel& k : st.kernels) {
+    if (p.kernels.size() >= protocol::kMaxProfiledKernels) {
+      p.truncated = true;
+      break;
+    }
+    p.kernels.push_back(k.profile);
+    for (auto& [key, entry] : k.sites) {
+      if (p.sites.size() >= protocol::kMaxAccessSites) {
+        p.truncated = true;
+        break;
+      }
+      AccessSite s = entry.first;
+      const Totals& t = entry.second;
+      s.requests = t.requests;
+      s.active_lanes = t.active_lanes;
+      s.units = t.units;
+      s.ideal_units = t.ideal_units;
+      s.worst_units = t.worst_units;
+      s.worst_ideal = t.worst_ideal;
+      s.stride = t.stride;
+      p.sites.push_back(std::move(s));
+    }
+  }
+  st.kernels.clear();
+  return p;
+}
+
+}  // namespace cudalab::sim::profile
+
+// ---- the runner's interface (runner/device_checks.hpp) ----
+namespace cudalab::runner {
+
+void count_accesses(bool on, unsigned sm_count) {
+  sim::profile::active = on;
+  sim::profile::posed_sm_count = on ? sm_count : 0;
+}
+
+protocol::AccessProfile take_access_profile() { return sim::profile::take(); }
+
+}  // namespace cudalab::runner

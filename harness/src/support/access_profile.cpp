@@ -1,0 +1,142 @@
+// The JSON mapping of what `cudalab explain` counts (access_profile.hpp). The reply comes from a
+// process that ran student code: every field is type- and range-checked.
+#include "cudalab/access_profile.hpp"
+
+#include <cmath>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cudalab/protocol.hpp"
+
+namespace cudalab::protocol {
+
+using nlohmann::json;
+
+namespace {
+
+/// Longest kernel or target name accepted.
+constexpr std::size_t kMaxNameBytes = 512;
+/// Widest access a lane makes (the checked build reports ranges up to 4 KiB).
+constexpr std::size_t kMaxAccessBytes = 4096;
+
+[[noreturn]] void bad(const char* key, const char* why) {
+  throw ProtocolError(std::string("profile field '") + key + "' " + why);
+}
+
+const json& member(const json& j, const char* key) {
+  if (!j.is_object()) bad(key, "is not in an object");
+  const auto it = j.find(key);
+  if (it == j.end()) bad(key, "is missing");
+  return *it;
+}
+
+std::string name_field(const json& j, const char* key) {
+  const json& v = member(j, key);
+  if (!v.is_string() || v.get_ref<const std::string&>().size() > kMaxNameBytes) bad(key, "is not a short text");
+  return v.get<std::string>();
+}
+
+std::uint64_t count_field(const json& j, const char* key) {
+  const json& v = member(j, key);
+  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0)) bad(key, "is not a count");
+  return v.get<std::uint64_t>();
+}
+
+double amount_field(const json& j, const char* key) {
+  const json& v = member(j, key);
+  if (!v.is_number()) bad(key, "is not a number");
+  const double d = v.get<double>();
+  if (!std::isfinite(d) || d < 0) bad(key, "is out of range");
+  return d;
+}
+
+bool flag_field(const json& j, const char* key) {
+  const json& v = member(j, key);
+  if (!v.is_boolean()) bad(key, "is not true or false");
+  return v.get<bool>();
+}
+
+}  // namespace
+
+const char* memory_space_name(MemorySpace space) { return space == MemorySpace::shared ? "shared" : "global"; }
+
+void to_json(json& j, const AccessProfile& p) {
+  json kernels = json::array();
+  for (const auto& k : p.kernels) {
+    kernels.push_back(json{{"kernel", k.kernel},
+                           {"launches", k.launches},
+                           {"blocks", k.blocks},
+                           {"counted_blocks", k.counted_blocks}});
+  }
+  json sites = json::array();
+  for (const auto& s : p.sites) {
+    sites.push_back(json{{"kernel", s.kernel},
+                         {"pc", s.pc},
+                         {"space", memory_space_name(s.space)},
+                         {"write", s.write},
+                         {"atomic", s.atomic},
+                         {"bytes", s.bytes},
+                         {"target", s.target},
+                         {"element_bytes", s.element_bytes},
+                         {"row_elements", s.row_elements},
+                         {"requests", s.requests},
+                         {"active_lanes", s.active_lanes},
+                         {"units", s.units},
+                         {"ideal_units", s.ideal_units},
+                         {"worst_units", s.worst_units},
+                         {"worst_ideal", s.worst_ideal},
+                         {"stride", s.stride}});
+  }
+  j = json{{"kernels", std::move(kernels)}, {"sites", std::move(sites)}, {"truncated", p.truncated}};
+}
+
+void from_json(const json& j, AccessProfile& p) {
+  const json& kernels = member(j, "kernels");
+  const json& sites = member(j, "sites");
+  if (!kernels.is_array() || kernels.size() > kMaxProfiledKernels) bad("kernels", "is not a short list");
+  if (!sites.is_array() || sites.size() > kMaxAccessSites) bad("sites", "is not a short list");
+  p = AccessProfile{};
+  for (const json& k : kernels) {
+    KernelProfile kp;
+    kp.kernel = name_field(k, "kernel");
+    kp.launches = count_field(k, "launches");
+    kp.blocks = count_field(k, "blocks");
+    kp.counted_blocks = count_field(k, "counted_blocks");
+    if (kp.counted_blocks > kp.blocks) bad("counted_blocks", "is more than the blocks");
+    p.kernels.push_back(std::move(kp));
+  }
+  for (const json& one : sites) {
+    AccessSite s;
+    s.kernel = name_field(one, "kernel");
+    s.pc = count_field(one, "pc");
+    const std::string space = name_field(one, "space");
+    if (space != "global" && space != "shared") bad("space", "is neither global nor shared");
+    s.space = space == "shared" ? MemorySpace::shared : MemorySpace::global;
+    s.write = flag_field(one, "write");
+    s.atomic = flag_field(one, "atomic");
+    const std::uint64_t bytes = count_field(one, "bytes");
+    if (bytes == 0 || bytes > kMaxAccessBytes) bad("bytes", "is out of range");
+    s.bytes = static_cast<unsigned>(bytes);
+    s.target = name_field(one, "target");
+    s.element_bytes = count_field(one, "element_bytes");
+    s.row_elements = count_field(one, "row_elements");
+    s.requests = amount_field(one, "requests");
+    s.active_lanes = amount_field(one, "active_lanes");
+    s.units = amount_field(one, "units");
+    s.ideal_units = amount_field(one, "ideal_units");
+    if (s.active_lanes > 32 * s.requests * (1 + 1e-9)) bad("active_lanes", "is more than 32 a request");
+    const std::uint64_t worst = count_field(one, "worst_units");
+    const std::uint64_t worst_ideal = count_field(one, "worst_ideal");
+    if (worst > kMaxAccessBytes * 32 || worst_ideal > worst) bad("worst_units", "is out of range");
+    s.worst_units = static_cast<unsigned>(worst);
+    s.worst_ideal = static_cast<unsigned>(worst_ideal);
+    const json& stride = member(one, "stride");
+    if (!stride.is_number_integer()) bad("stride", "is not a whole number");
+    s.stride = stride.get<std::int64_t>();
+    p.sites.push_back(std::move(s));
+  }
+  p.truncated = flag_field(j, "truncated");
+}
+
+}  // namespace cudalab::protocol

@@ -301,6 +301,13 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
   };
   const std::vector<Submission> submissions =
       read_submissions(options.submissions, options.out_dir / "work", graded_ids, {}, &skipped, select);
+  // A name in --only that is not in the class is a typo: grading nobody would look like success.
+  for (const auto& student : options.only) {
+    if (!in_class.contains(student)) {
+      throw std::invalid_argument(fmt::format("--only: {} has no submission named '{}' (the class: {})",
+                                              options.submissions.string(), student, fmt::join(in_class, ", ")));
+    }
+  }
   if (options.shard) {
     summary.shard_line = fmt::format("shard {}/{}: {} of the class's {} students", options.shard->index,
                                      options.shard->count, in_shard.size(), in_class.size());

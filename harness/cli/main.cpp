@@ -416,6 +416,10 @@ int run_check(const CheckArgs& args) {
   ToolchainConfig config = toolchain_config();
   config.checked = args.sanitize;
   const BackendChoice backend = choose_backend(parse_backend_request(args.backend), config);
+  // TF32 runs on tensor cores through mma.h, which the simulator does not provide.
+  if (args.selection.tf32 && backend.toolchain->backend() != Backend::gpu) {
+    throw UsageError("--tf32 needs a GPU: the TF32 tier uses the tensor cores, which the simulator does not have");
+  }
   const std::string& backend_line = backend.line;
   CheckOptions options;
   options.sanitize = args.sanitize;
@@ -577,15 +581,15 @@ int run_explain(const ExplainArgs& args) {
   for (const auto& [task, source] : selected) (void)representative_case(*task, args.sizes);
   if (!args.json) {
     fmt::print("{}\n", backend.line);
-    fmt::print("target: {} ({} SMs; per SM {} warps, {} blocks, {} registers, {} KiB of shared memory; {:.2f} TB/s, "
-               "{:.1f} FP32 TFLOP/s); --target {}\n\n",
-               target->name, target->sms, target->max_warps_per_sm, target->max_blocks_per_sm,
-               target->registers_per_sm, target->shared_per_sm / 1024, target->dram_bytes_per_s / 1e12,
-               target->fp32_flops_per_s / 1e12, [] {
-                 std::string keys;
-                 for (const auto& t : gpu_targets()) keys += (keys.empty() ? "" : "|") + t.key;
-                 return keys;
-               }());
+    fmt::print(
+        "target: {} ({} SMs; per SM {} warps, {} blocks, {} registers, {} KiB of shared memory; {:.2f} TB/s, "
+        "{:.1f} FP32 TFLOP/s); --target {}\n\n",
+        target->name, target->sms, target->max_warps_per_sm, target->max_blocks_per_sm, target->registers_per_sm,
+        target->shared_per_sm / 1024, target->dram_bytes_per_s / 1e12, target->fp32_flops_per_s / 1e12, [] {
+          std::string keys;
+          for (const auto& t : gpu_targets()) keys += (keys.empty() ? "" : "|") + t.key;
+          return keys;
+        }());
     std::fflush(stdout);
   }
   const bool tty = isatty(STDERR_FILENO) != 0;

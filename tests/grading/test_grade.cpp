@@ -164,6 +164,17 @@ TEST(Grade, OnlyRegradesOneStudentAndLeavesTheOthersRowsAlone) {
   const GradeSummary again = grade_class(o);
   EXPECT_EQ(again.graded, 0u);
   EXPECT_EQ(again.unchanged, 2u);
+  // A name in --only that is not in the class is refused, naming the class, before any grading.
+  o.resume = false;
+  o.only = {"bobb"};
+  try {
+    (void)grade_class(o);
+    ADD_FAILURE() << "--only bobb graded nobody and said nothing";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("no submission named 'bobb' (the class: alice, bob)"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(Gradebook(o.out_dir / "gradebook.sqlite").attempts().size(), 3u);
   fs::remove_all(root);
 }
 

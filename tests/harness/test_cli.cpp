@@ -291,6 +291,12 @@ TEST(Cli, Tf32IsOnlyForExercisesWithATensorCoreTier) {
   EXPECT_NE(r.output.find("05_reduce has no TF32 tier"), std::string::npos) << r.output;
 }
 
+TEST(Cli, Tf32OnTheSimulatorSaysItNeedsAGpu) {
+  auto r = cli({"check", "3", "--solution", "--tf32", "--backend", "sim"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--tf32 needs a GPU"), std::string::npos) << r.output;
+}
+
 TEST(Cli, JunitReportNamesEveryCheckAndItsFailure) {
   REQUIRE_FILE(fs::path(CUDALAB_SOURCE_DIR) / "tests/wrong/01_increment/grid_too_small.cu");
   const std::string path = testing::TempDir() + "cudalab-junit.xml";

@@ -467,8 +467,15 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
                   : failure != nullptr                ? failure->message
                                                       : "passed";
       if (r.verdict == Verdict::compile_error) {
+        // The student sees their own file's path, not where the instructor keeps the class.
+        std::string diagnostics = r.compile.diagnostics;
+        const std::string absolute = job.source.string();
+        for (std::size_t at = diagnostics.find(absolute); at != std::string::npos;
+             at = diagnostics.find(absolute, at + a.source_path.size())) {
+          diagnostics.replace(at, absolute.size(), a.source_path);
+        }
         a.checks.push_back(
-            {"compile", "compile_error", "the file does not compile", {r.compile.diagnostics.substr(0, 4000)}, {}, 0});
+            {"compile", "compile_error", "the file does not compile", {diagnostics.substr(0, 4000)}, {}, 0});
       }
       a.hints = r.hints;
       for (const auto& c : r.cases) a.checks.push_back(check_row(c));

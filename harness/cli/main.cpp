@@ -357,7 +357,12 @@ int run_init(const fs::path& dir) {
     ++copied;
   }
   fmt::print("cudalab: {} exercises copied into {}\n", copied, (dir / "exercises").string());
-  fmt::print("next: cd {} && cudalab list   (cudalab works on the exercises of the folder you are in)\n", dir.string());
+  // Installed, cudalab is on the PATH; from a clone, the clone's ./cudalab wrapper is the program.
+  const fs::path wrapper = data_dir() / "cudalab";
+  const std::string program =
+      install_layout() || !fs::is_regular_file(wrapper) ? std::string("cudalab") : wrapper.string();
+  fmt::print("next: cd {} && {} list   (cudalab works on the exercises of the folder you are in)\n", dir.string(),
+             program);
   return kExitPassed;
 }
 

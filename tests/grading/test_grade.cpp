@@ -106,6 +106,15 @@ TEST(Grade, ACorpusOfSubmissionsGetsTheRightVerdictsScoresAndReports) {
   EXPECT_LT(at(r, "bob", "05_reduce").score.total, 17.5);
   EXPECT_EQ(at(r, "carol", "01_increment").verdict, "compile_error");
   EXPECT_DOUBLE_EQ(at(r, "carol", "01_increment").score.total, 0);
+  {
+    // The compiler's messages name the student's file as submitted, not the instructor's folders.
+    const Attempt& carol = at(r, "carol", "01_increment");
+    ASSERT_FALSE(carol.checks.empty());
+    ASSERT_FALSE(carol.checks[0].details.empty());
+    const std::string& diagnostics = carol.checks[0].details[0];
+    EXPECT_EQ(diagnostics.find(root.string()), std::string::npos) << diagnostics;
+    EXPECT_NE(diagnostics.find(carol.source_path + ":"), std::string::npos) << diagnostics;
+  }
   EXPECT_EQ(at(r, "dave", "01_increment").verdict, "wrong_signature");
   EXPECT_EQ(at(r, "erin", "01_increment").verdict, "crash");
   EXPECT_EQ(at(r, "frank", "01_increment").verdict, "timeout");

@@ -681,7 +681,7 @@ void cudalab_sim_launch(const cudalab_sim_launch_desc* desc, void (*thunk)(void*
   if (g.x == 0 || g.y == 0 || g.z == 0 || b.x == 0 || b.y == 0 || b.z == 0 || b.x > kMaxThreadsPerBlock ||
       b.y > kMaxThreadsPerBlock || b.z > kMaxBlockDimZ || threads > kMaxThreadsPerBlock || g.x > kMaxGridDimX ||
       g.y > kMaxGridDimYZ || g.z > kMaxGridDimYZ) {
-    set_error(cudaErrorInvalidConfiguration);
+    record_invalid_configuration(*desc);
     return;
   }
   if (desc->shmem > kSharedPerBlockOptin || (desc->fn != nullptr && desc->shmem > max_dynamic_shared(desc->fn))) {

@@ -37,5 +37,8 @@ bool device_accessible(const void* p);
 void fault_in_kernel(cudaError_t error, const std::string& what);
 /// Appends a launch record if recording.
 void record_launch(const cudalab_sim_launch_desc& desc, std::size_t static_shared);
+/// Records a launch whose grid or block the GPU refuses (cudaErrorInvalidConfiguration) as the
+/// first failing call, naming the dimension at fault and its usual cause.
+void record_invalid_configuration(const cudalab_sim_launch_desc& desc);
 
 }  // namespace cudalab::sim

@@ -276,6 +276,33 @@ void record_launch(const cudalab_sim_launch_desc& d, std::size_t static_shared) 
   runner::record_launch(std::move(r));
 }
 
+void record_invalid_configuration(const cudalab_sim_launch_desc& d) {
+  const dim3 g = d.grid;
+  const dim3 b = d.block;
+  const unsigned long long threads = 1ull * b.x * b.y * b.z;
+  std::string cause;
+  if (g.x == 0 || g.y == 0 || g.z == 0) {
+    cause =
+        "a grid of 0 blocks: a block count computed as n / threads rounds down to 0 when n is smaller than the "
+        "block; round up instead, (n + threads - 1) / threads";
+  } else if (b.x == 0 || b.y == 0 || b.z == 0) {
+    cause = "a block of 0 threads";
+  } else if (threads > kMaxThreadsPerBlock) {
+    cause =
+        std::to_string(threads) + " threads per block: x · y · z may be at most " + std::to_string(kMaxThreadsPerBlock);
+  } else if (b.z > kMaxBlockDimZ) {
+    cause = "blockDim.z may be at most " + std::to_string(kMaxBlockDimZ);
+  } else if (g.y > kMaxGridDimYZ || g.z > kMaxGridDimYZ) {
+    cause = "gridDim.y and gridDim.z may be at most " + std::to_string(kMaxGridDimYZ) +
+            ": put the long dimension in x, or loop over it";
+  }
+  const auto dims = [](const dim3& v) {
+    return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
+  };
+  failed(cudaErrorInvalidConfiguration,
+         {std::string(d.name) + "<<<" + dims(g) + ", " + dims(b) + ">>>", "cudaErrorInvalidConfiguration", cause});
+}
+
 }  // namespace cudalab::sim
 
 using namespace cudalab::sim;

@@ -656,8 +656,10 @@ bool take_reply(const RunnerCall& call, const protocol::Reply& result, CaseResul
       // The first runtime call that failed says more than the error that surfaced at the end.
       if (const auto& f = result.records.first_failed_call) {
         r.message = fmt::format("{} at {}: {}", f->error, c.label(), describe_failed_call(*f));
-        r.details.insert(r.details.begin(),
-                         fmt::format("after solve returned, the runtime still reported {}", result.cuda_error));
+        if (result.cuda_error != f->error) {
+          r.details.insert(r.details.begin(),
+                           fmt::format("after solve returned, the runtime still reported {}", result.cuda_error));
+        }
       } else {
         r.message = fmt::format("{} at {}: {}", result.cuda_error, c.label(), message);
       }

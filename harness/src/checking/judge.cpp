@@ -28,6 +28,8 @@ bool same_bits(float a, std::uint32_t bits) { return std::bit_cast<std::uint32_t
 std::string format_value(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  // Whole numbers in full (an int such as -16776961 read as -1.677696e+07 hides its bytes).
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{:.0f}", v);
   return fmt::format("{:.7g}", v);
 }
 

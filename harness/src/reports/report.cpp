@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <set>
 
 #include <fmt/color.h>
 #include <fmt/format.h>
@@ -167,14 +170,22 @@ void write_check_report(std::ostream& out, const std::vector<ExerciseResult>& re
     }
     std::vector<std::string> more;  // failing sizes beyond the first few, listed in one line
     std::size_t shown = 0;
+    std::size_t failing = 0;
+    std::set<std::string> hints_shown;
+    std::map<std::string, std::size_t> hint_counts;  // how many failing sizes give each hint
     for (const auto& c : r.cases) {
       if (c.verdict == Verdict::skipped) continue;
+      if (c.verdict != Verdict::passed) {
+        ++failing;
+        for (const auto& h : c.hints) ++hint_counts[h];
+      }
       if (c.verdict == Verdict::passed && !style.verbose) continue;
       if (c.verdict != Verdict::passed && shown == kMaxDetailedFailures && !style.verbose) {
         more.push_back(c.c.label());
         continue;
       }
       shown += c.verdict == Verdict::passed ? 0 : 1;
+      hints_shown.insert(c.hints.begin(), c.hints.end());
       write_case(out, c, style);
     }
     if (!more.empty()) {
@@ -184,6 +195,13 @@ void write_check_report(std::ostream& out, const std::vector<ExerciseResult>& re
           << fmt::format(" also {} at {} more size{}: {} (-v shows each)\n",
                          r.verdict == Verdict::wrong_output ? "wrong" : "failing", more.size(),
                          more.size() == 1 ? "" : "s", list);
+      // The smallest sizes can mislead (a 1-element copy of n bytes looks like a double increment):
+      // the hint most of the hidden sizes give is worth a line of its own.
+      const auto common = std::ranges::max_element(hint_counts, {}, [](const auto& kv) { return kv.second; });
+      if (common != hint_counts.end() && !hints_shown.contains(common->first) && 2 * common->second >= failing) {
+        out << "  " << paint(style.color, fmt::fg(fmt::terminal_color::cyan), "hint:")
+            << fmt::format(" at {} of the {} failing sizes: {}\n", common->second, failing, common->first);
+      }
     }
     for (const auto& h : r.hints)
       out << "  " << paint(style.color, fmt::fg(fmt::terminal_color::cyan), "hint:") << ' ' << h << '\n';

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 
 #include <gtest/gtest.h>
 
@@ -295,6 +296,43 @@ TEST(Cli, Tf32OnTheSimulatorSaysItNeedsAGpu) {
   auto r = cli({"check", "3", "--solution", "--tf32", "--backend", "sim"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--tf32 needs a GPU"), std::string::npos) << r.output;
+}
+
+// The smallest sizes can point the wrong way (a copy of n bytes in, at n = 1, looks like an element
+// incremented twice); the hint most failing sizes give then gets a line of its own.
+TEST(Cli, TheHintOfMostFailingSizesIsShownWhenTheFirstSizesMislead) {
+  const std::string path = testing::TempDir() + "cudalab-copy-in-bytes.cu";
+  std::ofstream(path) << R"(#include <cuda_runtime.h>
+__global__ void inc(int* d, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) d[i] += 1; }
+void solve(int* data, int n) {
+  int* d; cudaMalloc(&d, n * sizeof(int));
+  cudaMemcpy(d, data, n, cudaMemcpyHostToDevice);
+  inc<<<(n + 255) / 256, 256>>>(d, n);
+  cudaMemcpy(data, d, n * sizeof(int), cudaMemcpyDeviceToHost);
+  cudaFree(d);
+}
+)";
+  auto r = cli({"check", "1", "--file", path, "--backend", "sim", "--seed", "1", "--color", "never"});
+  if (r.output.find("no CPU simulator") != std::string::npos) GTEST_SKIP() << "this build has no simulator";
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("incremented more than once"), std::string::npos) << r.output;  // n = 1 misleads
+  EXPECT_TRUE(
+      std::regex_search(r.output, std::regex(R"(hint: at \d+ of the \d+ failing sizes: .*cudaMemcpy counts bytes)")))
+      << r.output;
+}
+
+// A launch the GPU refuses is named with its grid and the usual cause (the simulator records it).
+TEST(Cli, ARefusedLaunchIsNamedWithItsGridAndCause) {
+  REQUIRE_FILE(fs::path(CUDALAB_SOURCE_DIR) / "tests/wrong/01_increment/blocks_rounded_down.cu");
+  auto r = cli({"check", "1", "--file", CUDALAB_SOURCE_DIR "/tests/wrong/01_increment/blocks_rounded_down.cu",
+                "--backend", "sim", "--seed", "1", "--color", "never"});
+  if (r.output.find("no CPU simulator") != std::string::npos) GTEST_SKIP() << "this build has no simulator";
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("cudaErrorInvalidConfiguration at n=1: increment_by_one<<<(0,1,1), (256,1,1)>>> failed: "
+                          "a grid of 0 blocks"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("the runtime still reported cudaErrorInvalidConfiguration"), std::string::npos) << r.output;
 }
 
 TEST(Cli, JunitReportNamesEveryCheckAndItsFailure) {

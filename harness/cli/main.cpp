@@ -541,9 +541,10 @@ struct ExplainArgs {
 CLI::App* add_explain_command(CLI::App& app, ExplainArgs& args) {
   auto* explain = app.add_subcommand(
       "explain",
-      "Say why a kernel is slow: uncoalesced accesses, bank conflicts, divergent warps, low occupancy, "
-      "too much traffic, each with its line, its cost on a target GPU and a fix (counted on the simulator)");
+      "Say why a kernel is slow, from its accesses counted on the simulator: each problem with its line, its "
+      "cost on a target GPU and a fix");
   add_selection_options(explain, args.selection, "Explain");
+  explain->remove_option(explain->get_option("--tf32"));  // precision is check's and bench's: explain counts accesses
   std::string targets;
   for (const auto& t : gpu_targets()) targets += (targets.empty() ? "" : ", ") + t.key;
   explain->add_option("--target", args.target, "The GPU to estimate for: " + targets)->capture_default_str();
@@ -565,7 +566,6 @@ CLI::App* add_explain_command(CLI::App& app, ExplainArgs& args) {
 /// `cudalab explain`: the simulator's checked build, run once per exercise at its representative
 /// size with every access counted. Exit code 1 when it names a problem or the run fails.
 int run_explain(const ExplainArgs& args) {
-  if (args.selection.tf32) throw UsageError("--tf32 is for check and bench: explain counts accesses");
   const auto selected = select_sources(args.selection);
   const GpuTarget* target = find_gpu_target(args.target);
   if (target == nullptr) {

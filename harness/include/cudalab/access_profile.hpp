@@ -34,11 +34,12 @@ struct AccessSite {
   bool write = false;                       ///< a store (else a load)
   bool atomic = false;                      ///< an atomic operation
   unsigned bytes = 0;                       ///< bytes per lane (4 for a float, 16 for a float4)
-  std::string target;           ///< the buffer or shared array reached ("A", "tile"); empty when unknown
-  std::size_t element_bytes = 0;  ///< bytes per element of `target`, where known
-  std::size_t row_elements = 0;   ///< elements per row of a 2D shared array (`tile[32][33]`: 33); else 0
-  double requests = 0;            ///< warp-level requests
-  double active_lanes = 0;        ///< lanes that took part, summed over the requests (32 each at most)
+  std::string target;                       ///< the buffer or shared array reached ("A", "tile"); empty when unknown
+  std::size_t element_bytes = 0;            ///< bytes per element of `target`, where known
+  std::size_t row_elements = 0;             ///< elements per row of a 2D shared array (`tile[32][33]`: 33); else 0
+  std::size_t target_bytes = 0;             ///< the size of `target` in bytes, where known
+  double requests = 0;                      ///< warp-level requests
+  double active_lanes = 0;                  ///< lanes that took part, summed over the requests (32 each at most)
   /// Global: 32-byte sectors touched; shared: wavefronts (the most distinct words in one bank).
   double units = 0;
   /// What `units` would be if each request's bytes were contiguous (global: the sectors of one span
@@ -51,12 +52,25 @@ struct AccessSite {
   std::int64_t stride = 0;
 };
 
+/// The stretch of a block's run between two barriers (the k-th of every block, counted together):
+/// how many lanes its warps' requests had.
+struct BarrierInterval {
+  int from_line = 0;        ///< the `__syncthreads()` it starts at; 0: the kernel's start
+  int to_line = 0;          ///< the `__syncthreads()` it ends at; 0: the kernel's end
+  double requests = 0;      ///< warp-level requests in it (whole grid)
+  double active_lanes = 0;  ///< lanes that took part in them, summed
+};
+
+/// At most this many barrier intervals per kernel; later ones are counted into the last.
+inline constexpr std::size_t kMaxBarrierIntervals = 64;
+
 /// One kernel's launches while explain counted.
 struct KernelProfile {
-  std::string kernel;               ///< the kernel's name, as launched
-  std::size_t launches = 0;         ///< launches of it
-  std::uint64_t blocks = 0;         ///< blocks of all its launches
-  std::uint64_t counted_blocks = 0;  ///< blocks whose accesses were counted (the rest are estimated from them)
+  std::string kernel;                      ///< the kernel's name, as launched
+  std::size_t launches = 0;                ///< launches of it
+  std::uint64_t blocks = 0;                ///< blocks of all its launches
+  std::uint64_t counted_blocks = 0;        ///< blocks whose accesses were counted (the rest are estimated from them)
+  std::vector<BarrierInterval> intervals;  ///< in the order a block runs them
 };
 
 /// Everything counted during one call of solve.

@@ -32,21 +32,21 @@ namespace cudalab {
 
 /// A GPU whose limits and peaks explain estimates against.
 struct GpuTarget {
-  std::string key;                        ///< what `--target` takes: "h100"
-  std::string name;                       ///< "NVIDIA H100 SXM"
-  std::string arch;                       ///< nvcc's -arch for its register counts: "sm_90"
-  unsigned sms = 0;                       ///< streaming multiprocessors
-  unsigned max_warps_per_sm = 0;          ///< resident warps per SM
-  unsigned max_blocks_per_sm = 0;         ///< resident blocks per SM
-  unsigned registers_per_sm = 0;          ///< 32-bit registers per SM
-  unsigned register_unit = 0;             ///< registers are given to a warp in multiples of this
-  std::size_t shared_per_sm = 0;          ///< bytes of shared memory per SM
-  std::size_t shared_per_block = 0;       ///< the most one block may use (with opt-in)
+  std::string key;                            ///< what `--target` takes: "h100"
+  std::string name;                           ///< "NVIDIA H100 SXM"
+  std::string arch;                           ///< nvcc's -arch for its register counts: "sm_90"
+  unsigned sms = 0;                           ///< streaming multiprocessors
+  unsigned max_warps_per_sm = 0;              ///< resident warps per SM
+  unsigned max_blocks_per_sm = 0;             ///< resident blocks per SM
+  unsigned registers_per_sm = 0;              ///< 32-bit registers per SM
+  unsigned register_unit = 0;                 ///< registers are given to a warp in multiples of this
+  std::size_t shared_per_sm = 0;              ///< bytes of shared memory per SM
+  std::size_t shared_per_block = 0;           ///< the most one block may use (with opt-in)
   std::size_t shared_reserved_per_block = 0;  ///< bytes the runtime keeps per resident block
-  std::size_t shared_unit = 0;            ///< shared memory is given to a block in multiples of this
-  double dram_bytes_per_s = 0;            ///< device-memory bandwidth
-  double fp32_flops_per_s = 0;            ///< FP32 peak (an FMA counts 2)
-  double clock_hz = 0;                    ///< boost clock: one shared-memory wavefront per SM per cycle
+  std::size_t shared_unit = 0;                ///< shared memory is given to a block in multiples of this
+  double dram_bytes_per_s = 0;                ///< device-memory bandwidth
+  double fp32_flops_per_s = 0;                ///< FP32 peak (an FMA counts 2)
+  double clock_hz = 0;                        ///< boost clock: one shared-memory wavefront per SM per cycle
 };
 
 /// The GPUs `--target` knows, the default (the H100) first.
@@ -112,23 +112,24 @@ struct ExplainFinding {
 
 /// One source line's accesses of one kernel to one buffer, in one direction and memory.
 struct LineCost {
-  std::string kernel;                                ///< the kernel's name
-  SourcePlace place;                                 ///< the line (line 0: not found in the debug lines)
-  std::string code;                                  ///< the access as the source writes it, where found
+  std::string kernel;                                           ///< the kernel's name
+  SourcePlace place;                                            ///< the line (line 0: not found in the debug lines)
+  std::string code;                                             ///< the access as the source writes it, where found
   protocol::MemorySpace space = protocol::MemorySpace::global;  ///< global or shared memory
-  bool write = false;                                ///< stores (else loads)
-  bool atomic = false;                               ///< atomics
-  std::string target;                                ///< the buffer or shared array, where known
-  unsigned bytes = 0;                                ///< bytes per lane
-  std::size_t row_elements = 0;                      ///< a 2D shared array's row length
-  std::size_t element_bytes = 0;                     ///< bytes per element of the target, where known
-  double requests = 0;                               ///< warp-level requests (whole grid, per call)
-  double active_lanes = 0;                           ///< lanes taking part, summed
-  double units = 0;                                  ///< sectors (global) or wavefronts (shared)
-  double ideal_units = 0;                            ///< the same, done well
-  unsigned worst_units = 0;                          ///< the most in one request
-  unsigned worst_ideal = 0;                          ///< that request's ideal
-  std::int64_t stride = 0;                           ///< bytes between neighbouring lanes in that request
+  bool write = false;                                           ///< stores (else loads)
+  bool atomic = false;                                          ///< atomics
+  std::string target;                                           ///< the buffer or shared array, where known
+  unsigned bytes = 0;                                           ///< bytes per lane
+  std::size_t row_elements = 0;                                 ///< a 2D shared array's row length
+  std::size_t element_bytes = 0;                                ///< bytes per element of the target, where known
+  std::size_t target_bytes = 0;                                 ///< the target's size in bytes, where known
+  double requests = 0;                                          ///< warp-level requests (whole grid, per call)
+  double active_lanes = 0;                                      ///< lanes taking part, summed
+  double units = 0;                                             ///< sectors (global) or wavefronts (shared)
+  double ideal_units = 0;                                       ///< the same, done well
+  unsigned worst_units = 0;                                     ///< the most in one request
+  unsigned worst_ideal = 0;                                     ///< that request's ideal
+  std::int64_t stride = 0;                                      ///< bytes between neighbouring lanes in that request
 };
 
 /// The time model's parts for one kernel's launches in one call of solve (docs/explain.md).
@@ -158,7 +159,9 @@ struct KernelExplain {
   double requests = 0;                     ///< warp-level memory requests
   double active_lanes = 0;                 ///< lanes taking part in them, summed
   unsigned active_sms = 0;                 ///< SMs its grid fills on the target (fewer blocks than SMs: that many)
-  TimeEstimate estimate;                   ///< the time model's parts
+  /// Its blocks' barrier intervals in order, with their requests' active lanes (empty ones left out).
+  std::vector<protocol::BarrierInterval> intervals;
+  TimeEstimate estimate;  ///< the time model's parts
 };
 
 /// Registers per thread assumed where nvcc cannot say.
@@ -166,23 +169,23 @@ inline constexpr unsigned kAssumedRegisters = 32;
 
 /// What explain found for one exercise's source.
 struct ExplainResult {
-  const Task* task = nullptr;              ///< the exercise
-  std::filesystem::path source;            ///< the file explained
-  CompileResult compile;                   ///< its checked build
-  Case c;                                  ///< the representative size it ran at
-  Verdict verdict = Verdict::passed;       ///< the run's own verdict (a failure stops explain)
-  std::string message;                     ///< the run's message when it failed or was wrong
-  GpuTarget target;                        ///< what the estimates are for
-  std::string registers_note;              ///< where register counts came from, or why they are assumed
-  std::vector<KernelExplain> kernels;      ///< in the order first launched
-  std::vector<LineCost> lines;             ///< every counted line, the costliest first
-  std::vector<ExplainFinding> findings;    ///< the problems, the costliest first
-  Cost needed;                             ///< what the task needs at this size (Task::cost)
-  double global_bytes = 0;                 ///< global traffic counted (sectors × 32), all kernels
-  double coalesced_bytes = 0;              ///< the same with every access coalesced
-  double best_s = 0;                       ///< roofline: the needed bytes or FLOPs at the target's peak
-  double estimated_s = 0;                  ///< the kernels' estimates added up
-  bool truncated = false;                  ///< the runner left sites out (more than the protocol carries)
+  const Task* task = nullptr;            ///< the exercise
+  std::filesystem::path source;          ///< the file explained
+  CompileResult compile;                 ///< its checked build
+  Case c;                                ///< the representative size it ran at
+  Verdict verdict = Verdict::passed;     ///< the run's own verdict (a failure stops explain)
+  std::string message;                   ///< the run's message when it failed or was wrong
+  GpuTarget target;                      ///< what the estimates are for
+  std::string registers_note;            ///< where register counts came from, or why they are assumed
+  std::vector<KernelExplain> kernels;    ///< in the order first launched
+  std::vector<LineCost> lines;           ///< every counted line, the costliest first
+  std::vector<ExplainFinding> findings;  ///< the problems, the costliest first
+  Cost needed;                           ///< what the task needs at this size (Task::cost)
+  double global_bytes = 0;               ///< global traffic counted (sectors × 32), all kernels
+  double coalesced_bytes = 0;            ///< the same with every access coalesced
+  double best_s = 0;                     ///< roofline: the needed bytes or FLOPs at the target's peak
+  double estimated_s = 0;                ///< the kernels' estimates added up
+  bool truncated = false;                ///< the runner left sites out (more than the protocol carries)
 
   /// Whether it ran and its output was right, so that the numbers describe a working kernel.
   [[nodiscard]] bool ran() const;

@@ -449,7 +449,7 @@ void check(std::uintptr_t a, unsigned size, bool write, std::uintptr_t pc) {
   }
   if (profile::active) {  // explain counts what the access costs instead of checking it
     profile::access(a, size, write, c.atomic, pc, c.thread,
-                    {r->shared, r->name.empty() ? nullptr : &r->name, r->element, r->inner});
+                    {r->shared, r->name.empty() ? nullptr : &r->name, r->element, r->inner, r->end - r->begin});
     return;
   }
   if (r->freed) {
@@ -592,7 +592,7 @@ void thread_enter(unsigned linear) { ctx().thread = static_cast<std::uint16_t>(l
 void barrier_released(unsigned arrived, unsigned threads, int line, std::uintptr_t pc, const uint3& thread) {
   Ctx& c = ctx();
   ++c.epoch;
-  if (profile::active) profile::barrier();
+  if (profile::active) profile::barrier(line);
   if (arrived < threads && c.desc != nullptr && !counted(FindingKind::barrier, 0, 0, line)) {
     protocol::Finding f;
     f.kind = FindingKind::barrier;

@@ -11,8 +11,9 @@
 //  - shared memory: the most distinct 4-byte words in one of the 32 banks (the wavefronts the
 //    access takes; lanes reading one word share it), against ceil(distinct words / 32).
 // Only a sample of each launch's blocks is counted (kMaxCountedBlocks, evenly spread, the last
-// one included); the totals are scaled to the whole grid, and where a request list overflowed
-// (kMaxInstancesPerWarp) to the lane accesses seen.
+// one included): the last block stands for itself (it is often a partial one), each other for an
+// equal share of the rest; where a request list overflowed (kMaxInstancesPerWarp), the totals are
+// scaled to the lane accesses seen.
 #include "profile.hpp"
 
 #include <dlfcn.h>
@@ -50,13 +51,20 @@ constexpr unsigned long long kMaxCountedBlocks = 48;
 /// Open requests per site and warp in one barrier interval (a thread looping over many elements
 /// without a barrier); executions past it are scaled for, not costed.
 constexpr std::size_t kMaxInstancesPerWarp = 2048;
-/// Open requests of all sites together (each about 264 bytes).
+/// Open requests of all sites together (each about 330 bytes).
 constexpr std::size_t kMaxPendingInstances = std::size_t{1} << 17;
+/// The checked build splits a float2 or float4 into its components (GCC's scalar replacement of
+/// aggregates, then one check per component), where a GPU makes one 8- or 16-byte access: a
+/// thread's access that continues its previous one, from a nearby instruction, within one
+/// aligned 8- or 16-byte chunk, is counted as part of it.
+constexpr std::uintptr_t kVectorWindow = 256;  // bytes of code between the components' checks
+constexpr std::uintptr_t kMaxVectorBytes = 16;
 
-/// The lanes of one warp-level request: their addresses, and which lanes took part.
+/// The lanes of one warp-level request: their addresses and sizes, and which lanes took part.
 struct Instance {
   std::uint32_t mask = 0;
   std::array<std::uintptr_t, kWarp> address{};
+  std::array<std::uint16_t, kWarp> size{};
 };
 
 /// One site's costs over a launch's counted blocks, or scaled over a kernel's launches.
@@ -65,8 +73,8 @@ struct Totals {
   double active_lanes = 0;
   double units = 0;
   double ideal_units = 0;
-  std::uint64_t lanes_seen = 0;     // lane accesses, costed or not
-  std::uint64_t lanes_costed = 0;   // lane accesses that are part of a costed request
+  std::uint64_t lanes_seen = 0;    // lane accesses, costed or not
+  std::uint64_t lanes_costed = 0;  // lane accesses that are part of a costed request
   unsigned worst_units = 0;
   unsigned worst_ideal = 0;
   std::int64_t stride = 0;
@@ -93,18 +101,36 @@ struct Site {
   std::string target;
   std::size_t element = 0;
   std::size_t inner = 0;
+  std::size_t target_bytes = 0;
   std::vector<std::uint32_t> executed;       // per thread of the block, in this barrier interval
   std::vector<std::vector<Instance>> warps;  // per warp: its open requests, by k
   bool touched = false;                      // has open requests
   Totals totals;
 };
 
+/// A thread's last counted access: the request it is part of, and the bytes it covers.
+struct LastAccess {
+  Site* site = nullptr;  // none
+  std::uint32_t k = 0;
+  std::uintptr_t begin = 0;
+  std::uintptr_t end = 0;
+  std::uintptr_t pc = 0;
+};
+
 struct Launch {
   const cudalab_sim_launch_desc* desc = nullptr;
+  std::vector<protocol::BarrierInterval> intervals;  // by their place in a block's run
+  std::size_t interval = 0;                          // the running block's, up to kMaxBarrierIntervals - 1
+  int interval_from = 0;                             // the line of the barrier it began at
+  std::vector<LastAccess> last_access;               // per thread of the block
   unsigned threads = 0;
   unsigned long long blocks = 0;
   unsigned long long stride = 1;  // every stride-th block is counted, and the last
   unsigned long long counted = 0;
+  // What a counted block stands for: the last block itself (often a partial one), each other
+  // counted block an equal share of the rest.
+  double weight = 1;
+  double others_weight = 1;
   std::unordered_map<std::uint64_t, std::size_t> index;  // pc << 1 | shared
   std::vector<std::unique_ptr<Site>> sites;
   std::vector<Site*> touched;
@@ -147,47 +173,52 @@ std::int64_t stride_of(const Instance& in) {
   return 0;
 }
 
-/// The active lanes' addresses, ascending.
-unsigned sorted_addresses(const Instance& in, std::array<std::uintptr_t, kWarp>& out) {
+/// The active lanes' {address, size}, by address.
+unsigned sorted_accesses(const Instance& in, std::array<std::pair<std::uintptr_t, std::uintptr_t>, kWarp>& out) {
   unsigned n = 0;
-  for (std::uint32_t m = in.mask; m != 0; m &= m - 1) out[n++] = in.address[static_cast<unsigned>(std::countr_zero(m))];
+  for (std::uint32_t m = in.mask; m != 0; m &= m - 1) {
+    const auto lane = static_cast<unsigned>(std::countr_zero(m));
+    out[n++] = {in.address[lane], std::max<std::uintptr_t>(in.size[lane], 1)};
+  }
   std::sort(out.begin(), out.begin() + n);
   return n;
 }
 
 /// Global memory: {sectors touched, sectors of one span of the distinct bytes}.
-std::pair<unsigned, unsigned> global_cost(const Instance& in, unsigned size) {
-  std::array<std::uintptr_t, kWarp> a{};
-  const unsigned n = sorted_addresses(in, a);
+std::pair<unsigned, unsigned> global_cost(const Instance& in) {
+  std::array<std::pair<std::uintptr_t, std::uintptr_t>, kWarp> a{};
+  const unsigned n = sorted_accesses(in, a);
   std::uintptr_t sectors = 0;
   std::uintptr_t distinct = 0;
   std::uintptr_t covered_sector = 0;  // the last sector counted, + 1
   std::uintptr_t covered_byte = 0;    // the end of the bytes counted
   for (unsigned i = 0; i < n; ++i) {
-    const std::uintptr_t begin = a[i];
-    const std::uintptr_t end = begin + size;
+    const std::uintptr_t begin = a[i].first;
+    const std::uintptr_t end = begin + a[i].second;
     std::uintptr_t first = begin >> kSectorShift;
     const std::uintptr_t last = (end - 1) >> kSectorShift;
     if (i > 0) first = std::max(first, covered_sector);
     if (first <= last) sectors += last - first + 1;
     covered_sector = std::max(covered_sector, last + 1);
     if (i == 0 || begin >= covered_byte) {
-      distinct += size;
+      distinct += end - begin;
     } else if (end > covered_byte) {
       distinct += end - covered_byte;
     }
     covered_byte = std::max(covered_byte, end);
   }
-  const std::uintptr_t low = a[0];
+  const std::uintptr_t low = a[0].first;
   const std::uintptr_t ideal = ((low + distinct - 1) >> kSectorShift) - (low >> kSectorShift) + 1;
   return {static_cast<unsigned>(sectors), static_cast<unsigned>(std::min(ideal, sectors))};
 }
 
 /// Shared memory: {wavefronts (the most distinct words in one bank), ceil(distinct words / 32)}.
-std::pair<unsigned, unsigned> shared_cost(const Instance& in, unsigned size, std::vector<std::uintptr_t>& words) {
+std::pair<unsigned, unsigned> shared_cost(const Instance& in, std::vector<std::uintptr_t>& words) {
   words.clear();
   for (std::uint32_t m = in.mask; m != 0; m &= m - 1) {
-    const std::uintptr_t a = in.address[static_cast<unsigned>(std::countr_zero(m))];
+    const auto lane = static_cast<unsigned>(std::countr_zero(m));
+    const std::uintptr_t a = in.address[lane];
+    const std::uintptr_t size = std::max<std::uintptr_t>(in.size[lane], 1);
     for (std::uintptr_t w = a >> kWordShift; w <= (a + size - 1) >> kWordShift; ++w) words.push_back(w);
   }
   std::sort(words.begin(), words.end());
@@ -199,21 +230,28 @@ std::pair<unsigned, unsigned> shared_cost(const Instance& in, unsigned size, std
   return {wavefronts, ideal};
 }
 
-/// Costs the complete requests of the launch's open sites and closes them.
-void complete_requests(Launch& l) {
+/// Costs the complete requests of the launch's open sites and closes them: the block's barrier
+/// interval that ends at `to_line` (0: the block's end).
+void complete_requests(Launch& l, int to_line) {
   State& st = state();
+  if (l.intervals.size() <= l.interval) l.intervals.resize(l.interval + 1);
+  protocol::BarrierInterval& interval = l.intervals[l.interval];
+  interval.from_line = l.interval_from;
+  interval.to_line = to_line;
   for (Site* s : l.touched) {
     for (auto& list : s->warps) {
       for (const Instance& in : list) {
         const auto lanes = static_cast<unsigned>(std::popcount(in.mask));
         if (lanes == 0) continue;
-        const auto [units, ideal] = s->shared ? shared_cost(in, s->bytes, st.scratch) : global_cost(in, s->bytes);
+        const auto [units, ideal] = s->shared ? shared_cost(in, st.scratch) : global_cost(in);
         Totals& t = s->totals;
-        t.requests += 1;
-        t.active_lanes += lanes;
+        t.requests += l.weight;
+        t.active_lanes += lanes * l.weight;
         t.lanes_costed += lanes;
-        t.units += units;
-        t.ideal_units += ideal;
+        t.units += units * l.weight;
+        t.ideal_units += ideal * l.weight;
+        interval.requests += l.weight;
+        interval.active_lanes += lanes * l.weight;
         t.consider(units, ideal, stride_of(in));
       }
       list.clear();
@@ -223,6 +261,7 @@ void complete_requests(Launch& l) {
   }
   l.touched.clear();
   l.pending = 0;
+  std::fill(l.last_access.begin(), l.last_access.end(), LastAccess{});
 }
 
 Site& site_for(Launch& l, std::uint64_t key, std::uintptr_t pc, bool write, bool atomic, unsigned size,
@@ -239,6 +278,7 @@ Site& site_for(Launch& l, std::uint64_t key, std::uintptr_t pc, bool write, bool
     if (place.name != nullptr) s->target = *place.name;
     s->element = place.element;
     s->inner = place.inner;
+    s->target_bytes = place.bytes;
     s->executed.assign(l.threads, 0);
     s->warps.resize((l.threads + kWarp - 1) / kWarp);
     l.sites.push_back(std::move(s));
@@ -273,31 +313,57 @@ void launch_begin(const cudalab_sim_launch_desc& desc) {
   l = Launch{};
   l.desc = &desc;
   l.threads = desc.block.x * desc.block.y * desc.block.z;
+  l.last_access.assign(l.threads, LastAccess{});
   l.blocks = 1ull * desc.grid.x * desc.grid.y * desc.grid.z;
   if (l.blocks > kMaxCountedBlocks) {
     l.stride = (l.blocks + kMaxCountedBlocks - 1) / kMaxCountedBlocks;
     // Not a divisor of the grid's rows: the sample then reaches every column of blocks.
     while (desc.grid.x > 1 && std::gcd(l.stride, static_cast<unsigned long long>(desc.grid.x)) != 1) ++l.stride;
   }
+  const unsigned long long others = (l.blocks - 1 + l.stride - 1) / l.stride;  // counted blocks before the last
+  l.others_weight = others == 0 ? 1.0 : static_cast<double>(l.blocks - 1) / static_cast<double>(others);
   counting = false;
 }
 
 void block_begin(unsigned long long linear) {
   Launch& l = state().launch;
-  if (!l.touched.empty()) complete_requests(l);
+  if (!l.touched.empty()) complete_requests(l, 0);
+  l.interval = 0;
+  l.interval_from = 0;
   counting = linear % l.stride == 0 || linear + 1 == l.blocks;
   if (counting) ++l.counted;
+  l.weight = linear + 1 == l.blocks ? 1.0 : l.others_weight;
 }
 
-void barrier() {
+void barrier(int line) {
   Launch& l = state().launch;
-  if (counting && !l.touched.empty()) complete_requests(l);
+  if (!counting) return;
+  if (!l.touched.empty()) complete_requests(l, line);
+  l.interval = std::min(l.interval + 1, protocol::kMaxBarrierIntervals - 1);
+  l.interval_from = line;
 }
 
 void access(std::uintptr_t a, unsigned size, bool write, bool atomic, std::uintptr_t pc, unsigned thread,
             const Place& place) {
   Launch& l = state().launch;
   if (thread >= l.threads || size == 0) return;
+  const unsigned lane = thread % kWarp;
+  LastAccess& last = l.last_access[thread];
+  if (last.site != nullptr && !atomic && !last.site->atomic && last.site->write == write &&
+      last.site->shared == place.shared && a == last.end && pc != last.pc &&
+      (pc > last.pc ? pc - last.pc : last.pc - pc) < kVectorWindow) {
+    // The next component of a vector access (kVectorWindow's comment).
+    const std::uintptr_t total = last.end + size - last.begin;
+    const std::uintptr_t chunk = total <= 8 ? 8 : kMaxVectorBytes;
+    if (total <= kMaxVectorBytes && last.begin % chunk == 0) {
+      last.site->warps[thread / kWarp][last.k].size[lane] = static_cast<std::uint16_t>(total);
+      last.site->bytes = std::max(last.site->bytes, static_cast<unsigned>(total));
+      last.end += size;
+      last.pc = pc;
+      return;
+    }
+  }
+  last = LastAccess{};
   const std::uint64_t key = (static_cast<std::uint64_t>(pc) << 1) | (place.shared ? 1u : 0u);
   Site& s = site_for(l, key, pc, write, atomic, size, place);
   ++s.totals.lanes_seen;
@@ -310,9 +376,11 @@ void access(std::uintptr_t a, unsigned size, bool write, bool atomic, std::uintp
     ++l.pending;
   }
   Instance& in = list[k];
-  in.address[thread % kWarp] = a;
-  in.mask |= 1u << (thread % kWarp);
+  in.address[lane] = a;
+  in.size[lane] = static_cast<std::uint16_t>(std::min<unsigned>(size, 0xffff));
+  in.mask |= 1u << lane;
   s.bytes = std::max(s.bytes, size);
+  last = {&s, k, a, a + size, pc};
   if (!s.touched) {
     s.touched = true;
     l.touched.push_back(&s);
@@ -323,17 +391,29 @@ void launch_end() {
   State& st = state();
   Launch& l = st.launch;
   if (l.desc == nullptr) return;
-  complete_requests(l);
+  if (!l.touched.empty()) complete_requests(l, 0);
   Kernel& k = kernel_named(l.desc->name);
+  // The intervals by their place in a block's run, added up over the kernel's launches.
+  for (std::size_t i = 0; i < l.intervals.size(); ++i) {
+    if (l.intervals[i].requests <= 0) continue;
+    if (k.profile.intervals.size() <= i) k.profile.intervals.resize(i + 1);
+    protocol::BarrierInterval& sum = k.profile.intervals[i];
+    if (sum.requests <= 0) {
+      sum.from_line = l.intervals[i].from_line;
+      sum.to_line = l.intervals[i].to_line;
+    }
+    sum.requests += l.intervals[i].requests;
+    sum.active_lanes += l.intervals[i].active_lanes;
+  }
   ++k.profile.launches;
   k.profile.blocks += l.blocks;
   k.profile.counted_blocks += l.counted;
-  const double scale = l.counted == 0 ? 0.0 : static_cast<double>(l.blocks) / static_cast<double>(l.counted);
+  // The blocks' weights made the counts the whole grid's already.
   for (const auto& s : l.sites) {
     const Totals& t = s->totals;
     if (t.lanes_costed == 0) continue;
     // Lane accesses beyond the request lists count as the costed ones did.
-    const double factor = scale * static_cast<double>(t.lanes_seen) / static_cast<double>(t.lanes_costed);
+    const double factor = static_cast<double>(t.lanes_seen) / static_cast<double>(t.lanes_costed);
     auto [it, added] = k.sites.try_emplace((static_cast<std::uint64_t>(s->pc) << 1) | (s->shared ? 1u : 0u));
     AccessSite& out = it->second.first;
     Totals& sum = it->second.second;
@@ -346,6 +426,7 @@ void launch_end() {
       out.target = s->target;
       out.element_bytes = s->element;
       out.row_elements = s->inner;
+      out.target_bytes = s->target_bytes;
     }
     out.bytes = std::max(out.bytes, s->bytes);
     sum.requests += t.requests * factor;

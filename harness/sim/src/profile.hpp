@@ -30,15 +30,17 @@ void launch_begin(const cudalab_sim_launch_desc& desc);
 void launch_end();
 /// Block `linear` of the launch starts (the block before it has ended).
 void block_begin(unsigned long long linear);
-/// Every live thread of the block has reached a barrier: the requests so far are complete.
-void barrier();
+/// Every live thread of the block has reached the barrier on source line `line`: the requests so
+/// far are complete, and the block's next barrier interval begins.
+void barrier(int line);
 
 /// Where an access went, as the checks found it.
 struct Place {
-  bool shared = false;            ///< shared memory (else global)
+  bool shared = false;                ///< shared memory (else global)
   const std::string* name = nullptr;  ///< the buffer or shared array, if named
-  std::size_t element = 0;        ///< bytes per element, where known
-  std::size_t inner = 0;          ///< a 2D shared array's row length, else 0
+  std::size_t element = 0;            ///< bytes per element, where known
+  std::size_t inner = 0;              ///< a 2D shared array's row length, else 0
+  std::size_t bytes = 0;              ///< the buffer's or array's size
 };
 
 /// Thread `thread` (linear in its block) of a counted block accessed [a, a + size) at `pc`.

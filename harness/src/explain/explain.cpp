@@ -36,7 +36,7 @@ namespace {
 constexpr double kSectorBytes = 32;
 constexpr double kWarpLanes = 32;
 /// Uncoalesced: a line whose requests touch at least twice the sectors their bytes need. A row
-/// that does not start on 32 bytes costs one sector more in 4 (5 for 4): not a finding.
+/// that does not start on 32 bytes costs a sector more (32 floats in 5 sectors, not 4): no finding.
 constexpr double kUncoalescedRatio = 2.0;
 /// Bank conflicts: at least two wavefronts per request for each one its words need.
 constexpr double kConflictWays = 2.0;
@@ -61,26 +61,43 @@ std::string element_word(const Task& task, const std::string& target, std::size_
   return element_bytes == 8 ? "doubles" : "elements";
 }
 
-/// "K (K=176)", "M = N (M=N=64)" when `value` is a dimension of the case, else "".
-std::string dimension_named(const Case& c, long long value) {
+/// The case's dimensions equal to `value`: {"K", "K=176"}, {"M or N", "M=N=64"}; empty when none is.
+std::pair<std::string, std::string> dimension_named(const Case& c, long long value) {
   std::vector<std::string> names;
   for (const auto& d : c.dims) {
     if (d.value == value && value > 1) names.push_back(d.name);
   }
-  if (names.empty()) return "";
-  std::string all;
-  for (const auto& n : names) all += (all.empty() ? "" : "=") + n;
-  return fmt::format("{} ({}={})", fmt::join(names, " = "), all, value);
+  if (names.empty()) return {};
+  return {fmt::format("{}", fmt::join(names, " or ")), fmt::format("{}={}", fmt::join(names, "="), value)};
 }
 
-/// The text of line `line` of `file`, or "".
+/// The text of line `line` of `file`, or "". Only source files are read: the debug lines name
+/// what the module's `#line` directives said, which the submission wrote.
 std::string source_line(const fs::path& file, int line) {
+  static const std::set<std::string> kinds = {".cu", ".cuh", ".h", ".hpp", ".hh", ".cpp", ".cc", ".inl"};
+  if (!kinds.contains(file.extension().string())) return "";
   std::ifstream in(file);
   std::string text;
   for (int n = 1; std::getline(in, text); ++n) {
     if (n == line) return text;
   }
   return "";
+}
+
+/// The first line of `file` that `pattern` matches (comments included), or 0.
+int find_line(const fs::path& file, const std::regex& pattern) {
+  std::ifstream in(file);
+  std::string text;
+  for (int n = 1; std::getline(in, text); ++n) {
+    if (std::regex_search(text, pattern)) return n;
+  }
+  return 0;
+}
+
+/// `name` with the characters a regular expression gives a meaning escaped.
+std::string regex_quoted(const std::string& name) {
+  static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
+  return std::regex_replace(name, special, R"(\$&)");
 }
 
 std::string trimmed(std::string text) {
@@ -96,10 +113,11 @@ std::string trimmed(std::string text) {
 
 /// The accesses of `target` on a line as written ("A[col * K + k]", "tile[ty][tx]"): each `name[…]…`
 /// with its brackets; the trimmed line where the target is not indexed by name.
-std::string quote_access(const std::string& line, const std::string& target) {
+std::string quote_access(const std::string& line, const std::string& target, bool write) {
   std::vector<std::string> found;
+  std::vector<std::string> assigned;  // followed by `=`, `+=`, …: what a store writes
   if (!target.empty()) {
-    const std::regex name("\\b" + target + "\\s*\\[");
+    const std::regex name("\\b" + regex_quoted(target) + "\\s*\\[");
     for (auto it = std::sregex_iterator(line.begin(), line.end(), name); it != std::sregex_iterator(); ++it) {
       std::size_t at = static_cast<std::size_t>(it->position());
       std::size_t end = at + static_cast<std::size_t>(it->length()) - 1;  // the '['
@@ -116,9 +134,16 @@ std::string quote_access(const std::string& line, const std::string& target) {
       }
       std::string access = line.substr(at, end - at);
       while (!access.empty() && access.back() == ' ') access.pop_back();
-      if (std::ranges::find(found, access) == found.end() && found.size() < kMaxQuotedAccesses) found.push_back(access);
+      static const std::regex assignment(R"(^\s*(?:[-+*/%&|^]|<<|>>)?=(?!=))");
+      const bool assigns = std::regex_search(line.substr(end), assignment);
+      auto& list = assigns ? assigned : found;
+      if (std::ranges::find(list, access) == list.end() && list.size() < kMaxQuotedAccesses) list.push_back(access);
+      if (assigns && std::ranges::find(found, access) == found.end() && found.size() < kMaxQuotedAccesses) {
+        found.push_back(access);  // `x[i] += …` reads x[i] too
+      }
     }
   }
+  if (write && !assigned.empty()) return fmt::format("{}", fmt::join(assigned, "`, `"));
   if (found.empty()) return trimmed(line);
   return fmt::format("{}", fmt::join(found, "`, `"));
 }
@@ -136,9 +161,15 @@ std::string bytes_text(double bytes) {
   return fmt::format("{:.0f} bytes", bytes);
 }
 
+/// Shared memory as the data sheets count it: "40.0 KiB", "228 KiB".
+std::string kib_text(std::size_t bytes) {
+  if (bytes % 1024 == 0) return fmt::format("{} KiB", bytes / 1024);
+  return bytes >= 1024 ? fmt::format("{:.1f} KiB", static_cast<double>(bytes) / 1024) : fmt::format("{} bytes", bytes);
+}
+
 /// The per-kernel time model (top of the file).
-TimeEstimate estimate(const GpuTarget& t, unsigned active_sms, double global_bytes, double wavefronts,
-                      double requests, double flops, double occupancy) {
+TimeEstimate estimate(const GpuTarget& t, unsigned active_sms, double global_bytes, double wavefronts, double requests,
+                      double flops, double occupancy) {
   TimeEstimate e;
   const double share = static_cast<double>(active_sms) / t.sms;
   const double penalty = occupancy > 0 && occupancy < kLowOccupancy ? kLowOccupancy / occupancy : 1.0;
@@ -208,6 +239,37 @@ Case representative_case(const Task& task, const std::vector<std::int64_t>& only
 
 namespace {
 
+/// The text of a line the debug lines name: its file as compiled, else the file explained.
+std::string line_text(const ExplainResult& r, const SourcePlace& place) {
+  std::string text = source_line(place.file, place.line);
+  if (text.empty() && fs::path(place.file).filename() == r.source.filename()) text = source_line(r.source, place.line);
+  return text;
+}
+
+/// Where a kernel's occupancy is decided: the declaration of its largest shared array when
+/// shared memory limits it, else its launch (the block size; registers follow from the code).
+SourcePlace occupancy_place(const ExplainResult& r, const KernelExplain& k) {
+  if (k.occupancy.limit == OccupancyLimit::shared_memory) {
+    const LineCost* largest = nullptr;
+    for (const auto& l : r.lines) {
+      if (l.kernel == k.kernel && l.space == MemorySpace::shared && !l.target.empty() &&
+          (largest == nullptr || l.target_bytes > largest->target_bytes)) {
+        largest = &l;
+      }
+    }
+    if (largest != nullptr) {
+      const std::regex declaration("__shared__[^;]*\\b" + regex_quoted(largest->target) + "\\s*\\[");
+      for (const fs::path& file : {fs::path(largest->place.file), r.source}) {
+        if (const int line = find_line(file, declaration); line > 0) return {file.string(), line};
+      }
+    }
+  }
+  const std::string name = k.kernel.substr(0, k.kernel.find('<'));
+  const std::regex launch("\\b" + regex_quoted(name) + "\\b[^;]*<<<");
+  if (const int line = find_line(r.source, launch); line > 0) return {r.source.string(), line};
+  return {};
+}
+
 /// The lines, kernels and findings of a run that counted (`profile`, `records`).
 void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const protocol::Records& records,
              const NvccRegisters& nvcc, const std::vector<Buffer>& buffers) {
@@ -221,7 +283,6 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
   const auto places = locate_in_module(r.compile.module, pcs);
   using Key = std::tuple<std::string, std::string, int, int, bool, bool, std::string>;
   std::map<Key, std::size_t> line_of;
-  std::map<std::string, std::string> file_text_cache;
   for (const auto& s : profile.sites) {
     SourcePlace place;
     if (const auto it = places.find(s.pc); it != places.end()) place = it->second;
@@ -237,13 +298,8 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
       l.target = s.target;
       l.row_elements = s.row_elements;
       l.element_bytes = s.element_bytes;
-      if (place.line > 0) {
-        std::string text = source_line(place.file, place.line);
-        if (text.empty() && fs::path(place.file).filename() == r.source.filename()) {
-          text = source_line(r.source, place.line);
-        }
-        l.code = quote_access(text, s.target);
-      }
+      l.target_bytes = s.target_bytes;
+      if (place.line > 0) l.code = quote_access(line_text(r, place), s.target, s.write);
       r.lines.push_back(std::move(l));
     }
     LineCost& l = r.lines[it->second];
@@ -266,6 +322,9 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
     k.launches = kp.launches;
     k.blocks = kp.blocks;
     k.counted_blocks = kp.counted_blocks;
+    for (const auto& i : kp.intervals) {
+      if (i.requests > 0) k.intervals.push_back(i);
+    }
     for (const auto& l : records.launches) {
       if (l.kernel != kp.kernel) continue;
       k.grid = l.grid;
@@ -335,14 +394,14 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
     const std::string where = at.empty() ? fmt::format("in kernel '{}'", l.kernel) : at;
     const std::string verb = l.write ? "stores" : "loads";
     const std::string code = l.code.empty() ? "" : fmt::format(" `{}`", l.code);
-    const std::string target = l.target.empty() ? (l.space == MemorySpace::shared ? "the shared array" : "the buffer")
-                                                : l.target;
+    const std::string target =
+        l.target.empty() ? (l.space == MemorySpace::shared ? "the shared array" : "the buffer") : l.target;
     const KernelExplain& k = *m->k;
     // Uncoalesced global accesses.
     if (l.space == MemorySpace::global && l.units >= kUncoalescedRatio * l.ideal_units) {
       const double excess = (l.units - l.ideal_units) * kSectorBytes;
-      const double cost = saved(*m, m->with(t, k.global_bytes - excess, k.shared_wavefronts, k.requests,
-                                            k.occupancy.fraction));
+      const double cost =
+          saved(*m, m->with(t, k.global_bytes - excess, k.shared_wavefronts, k.requests, k.occupancy.fraction));
       if (cost >= matters) {
         ExplainFinding f;
         f.kind = ExplainKind::uncoalesced;
@@ -358,15 +417,16 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
         const std::string words = element_word(task, l.target, element);
         std::string distance;
         if (l.stride % static_cast<long long>(std::max<std::size_t>(element, 1)) == 0 && apart != 0) {
-          const std::string dim = dimension_named(r.c, std::llabs(apart));
+          const auto [dim, value] = dimension_named(r.c, std::llabs(apart));
           distance = dim.empty() ? fmt::format("{} {} ({} bytes) apart", std::llabs(apart), words, std::llabs(l.stride))
-                                 : fmt::format("{} {} apart", dim, words);
+                                 : fmt::format("{} {} apart ({})", dim, words, value);
         } else {
           distance = fmt::format("{} bytes apart", std::llabs(l.stride));
         }
-        f.message = fmt::format("{} {}{}: {:.1f} sectors of 32 bytes per request, ideal {:.1f}: neighbouring threads {} "
-                                "addresses {}",
-                                where, verb, code, f.value, f.ideal, l.write ? "write" : "read", distance);
+        f.message = fmt::format(
+            "{} {}{}: {:.1f} sectors of 32 bytes per request, ideal {:.1f}: neighbouring threads {} "
+            "addresses {}",
+            where, verb, code, f.value, f.ideal, l.write ? "write" : "read", distance);
         f.fix = fmt::format(
             "make neighbouring threads (consecutive threadIdx.x) {} neighbouring elements of {}: threadIdx.x should "
             "move the last index (the column of a row-major matrix); where the data must be walked along a column "
@@ -382,8 +442,8 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
     // Bank conflicts.
     if (l.space == MemorySpace::shared && l.units >= kConflictWays * l.ideal_units) {
       const double excess = l.units - l.ideal_units;
-      const double cost = saved(*m, m->with(t, k.global_bytes, k.shared_wavefronts - excess, k.requests,
-                                            k.occupancy.fraction));
+      const double cost =
+          saved(*m, m->with(t, k.global_bytes, k.shared_wavefronts - excess, k.requests, k.occupancy.fraction));
       if (cost >= matters) {
         ExplainFinding f;
         f.kind = ExplainKind::bank_conflict;
@@ -396,13 +456,20 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
         f.cost_s = cost;
         const long long words_apart = l.stride / 4;
         const unsigned ways = l.worst_ideal == 0 ? 0 : l.worst_units / l.worst_ideal;
+        const std::string pattern =
+            words_apart == 0 ? fmt::format("the warp's threads {} {} different words that share one of the 32 banks",
+                                           l.write ? "write" : "read", l.worst_units)
+                             : fmt::format(
+                                   "neighbouring threads {} words {} apart, {} different words in one of the "
+                                   "32 banks",
+                                   l.write ? "write" : "read", std::llabs(words_apart), l.worst_units);
         f.message = fmt::format(
-            "{} {}{}: {:.0f}-way bank conflicts ({:.1f} wavefronts per request, ideal {:.1f}): neighbouring threads "
-            "{} words {} apart, {} of them in one of the 32 banks",
-            where, verb, code, f.value, l.units / l.requests, l.ideal_units / l.requests, l.write ? "write" : "read",
-            std::llabs(words_apart), ways);
+            "{} {}{}: {}-way bank conflicts ({:.1f} wavefronts per request on average, ideal "
+            "{:.1f}): {}",
+            where, verb, code, ways, l.units / l.requests, l.ideal_units / l.requests, pattern);
         const std::size_t row = l.row_elements;
-        if (row != 0 && static_cast<std::size_t>(std::llabs(words_apart)) * 4 == row * std::max<std::size_t>(l.element_bytes, 4) &&
+        if (row != 0 &&
+            static_cast<std::size_t>(std::llabs(words_apart)) * 4 == row * std::max<std::size_t>(l.element_bytes, 4) &&
             std::gcd(row, std::size_t{32}) > 1) {
           f.fix = fmt::format(
               "the threads walk a column of {0}, whose rows are {1} elements long: every element of a column is in "
@@ -421,42 +488,62 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
         r.findings.push_back(std::move(f));
       }
     }
-    // Divergence.
-    const double active = l.active_lanes / (l.requests * kWarpLanes);
-    if (active <= kDivergentActive) {
-      const double idle_requests = l.requests - l.active_lanes / kWarpLanes;
-      const double per_request = l.space == MemorySpace::shared ? l.units / l.requests : 0.0;
-      // Idle lanes touch no memory: what the whole warps would save is requests and their wavefronts.
-      const double cost = saved(*m, m->with(t, k.global_bytes, k.shared_wavefronts - idle_requests * per_request,
-                                            k.requests - idle_requests, k.occupancy.fraction));
-      if (cost >= matters) {
-        ExplainFinding f;
-        f.kind = ExplainKind::divergence;
-        f.kernel = l.kernel;
-        f.place = l.place;
-        f.code = l.code;
-        f.value = 100 * active;
-        f.ideal = 100;
-        f.unit = "% of a warp's lanes active";
-        f.cost_s = cost;
-        f.message = fmt::format("{} {}{}: warps run it with {} of their lanes active ({:.1f} of 32 on average)",
-                                where, verb, code, lanes_text(active), l.active_lanes / l.requests);
-        const unsigned threads = k.block[0] * k.block[1] * k.block[2];
-        if (threads % 32 != 0) {
-          f.fix = fmt::format(
-              "a block of {} threads is not a whole number of warps: its last warp runs with {} of 32 lanes. Use "
-              "blocks of a multiple of 32 threads (128 or 256)",
-              threads, threads % 32);
-        } else {
-          f.fix =
-              "the lanes of a warp run together: where a branch lets only some of them work, the others idle through "
-              "it. Choose the working threads so that whole warps work or rest together (consecutive threadIdx.x): "
-              "in a tree, `if (tid < stride)` with the stride halving each step, not `if (tid % (2 * stride) == 0)`";
-        }
-        f.ncu_metric = "smsp__thread_inst_executed_per_inst_executed.ratio";
-        r.findings.push_back(std::move(f));
-      }
+  }
+  // Divergence, per source line: its loads and stores together.
+  struct Spread {
+    const LineCost* first = nullptr;
+    double requests = 0;
+    double active_lanes = 0;
+    double idle_wavefronts = 0;  // the wavefronts of the requests idle lanes would not have needed
+  };
+  std::map<std::tuple<std::string, std::string, int>, Spread> spreads;
+  for (const auto& l : r.lines) {
+    if (l.requests <= 0) continue;
+    Spread& sp = spreads[{l.kernel, l.place.file, l.place.line}];
+    if (sp.first == nullptr) sp.first = &l;
+    sp.requests += l.requests;
+    sp.active_lanes += l.active_lanes;
+    if (l.space == MemorySpace::shared)
+      sp.idle_wavefronts += (l.requests - l.active_lanes / kWarpLanes) * l.units / l.requests;
+  }
+  for (const auto& [key, sp] : spreads) {
+    const double active = sp.active_lanes / (sp.requests * kWarpLanes);
+    const KernelModel* m = model_of(std::get<0>(key));
+    if (active > kDivergentActive || m == nullptr) continue;
+    const KernelExplain& k = *m->k;
+    // Idle lanes touch no memory: whole warps would save requests and their wavefronts.
+    const double idle_requests = sp.requests - sp.active_lanes / kWarpLanes;
+    const double cost = saved(*m, m->with(t, k.global_bytes, k.shared_wavefronts - sp.idle_wavefronts,
+                                          k.requests - idle_requests, k.occupancy.fraction));
+    if (cost < matters) continue;
+    ExplainFinding f;
+    f.kind = ExplainKind::divergence;
+    f.kernel = k.kernel;
+    f.place = sp.first->place;
+    f.code = f.place.line > 0 ? trimmed(line_text(r, f.place)) : sp.first->code;
+    f.value = 100 * active;
+    f.ideal = 100;
+    f.unit = "% of a warp's lanes active";
+    f.cost_s = cost;
+    const std::string at = at_text(f.place);
+    f.message = fmt::format("{}{}: warps run it with {} of their lanes active ({:.1f} of 32 on average)",
+                            at.empty() ? fmt::format("in kernel '{}'", k.kernel) : at,
+                            f.code.empty() ? "" : fmt::format(" `{}`", f.code), lanes_text(active),
+                            sp.active_lanes / sp.requests);
+    const unsigned threads = k.block[0] * k.block[1] * k.block[2];
+    if (threads % 32 != 0) {
+      f.fix = fmt::format(
+          "a block of {} threads is not a whole number of warps: its last warp runs with {} of 32 lanes. Use "
+          "blocks of a multiple of 32 threads (128 or 256)",
+          threads, threads % 32);
+    } else {
+      f.fix =
+          "the lanes of a warp run together: where a branch lets only some of them work, the others idle through "
+          "it. Choose the working threads so that whole warps work or rest together (consecutive threadIdx.x): "
+          "in a tree, `if (tid < stride)` with the stride halving each step, not `if (tid % (2 * stride) == 0)`";
     }
+    f.ncu_metric = "smsp__thread_inst_executed_per_inst_executed.ratio";
+    r.findings.push_back(std::move(f));
   }
   // Occupancy.
   for (const auto& m : models) {
@@ -475,9 +562,9 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
     std::string why;
     switch (k.occupancy.limit) {
       case OccupancyLimit::shared_memory:
-        why = fmt::format("{} of shared memory per block lets {} block{} share an SM's {}", bytes_text(k.shared_bytes),
+        why = fmt::format("{} of shared memory per block lets {} block{} share an SM's {}", kib_text(k.shared_bytes),
                           k.occupancy.blocks_per_sm, k.occupancy.blocks_per_sm == 1 ? "" : "s",
-                          bytes_text(static_cast<double>(t.shared_per_sm)));
+                          kib_text(t.shared_per_sm));
         f.fix =
             "use less shared memory per block: a smaller tile, fewer elements staged per thread, or a type that "
             "holds only what the block needs";
@@ -496,11 +583,13 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
         f.fix = "use blocks of 128 to 256 threads (whole warps), so that the blocks an SM holds fill its warps";
         break;
     }
+    f.place = occupancy_place(r, k);
+    const std::string at = at_text(f.place);
     f.message = fmt::format(
-        "kernel '{}' keeps {} of an SM's {} warps busy ({} occupancy), limited by {}: {}; below {} there are too few "
-        "warps to hide the memory's latency",
-        k.kernel, k.occupancy.warps_per_sm, t.max_warps_per_sm, percent(k.occupancy.fraction),
-        occupancy_limit_name(k.occupancy.limit), why, percent(kLowOccupancy));
+        "{}kernel '{}' keeps {} of an SM's {} warps busy ({} occupancy), limited by {}: {}; below {} there are too "
+        "few warps to hide the memory's latency",
+        at.empty() ? "" : at + ": ", k.kernel, k.occupancy.warps_per_sm, t.max_warps_per_sm,
+        percent(k.occupancy.fraction), occupancy_limit_name(k.occupancy.limit), why, percent(kLowOccupancy));
     f.ncu_metric = "sm__warps_active.avg.pct_of_peak_sustained_active (achieved), launch__occupancy_limit_*";
     r.findings.push_back(std::move(f));
   }
@@ -509,11 +598,10 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
     double cost = 0;
     for (const auto& m : models) {
       const KernelExplain& k = *m.k;
-      const double reread = r.coalesced_bytes > 0 ? (m.coalesced_bytes - r.needed.bytes * m.coalesced_bytes /
-                                                                               r.coalesced_bytes)
-                                                  : 0.0;
-      cost += saved(m, m.with(t, k.global_bytes - std::max(0.0, reread), k.shared_wavefronts, k.requests,
-                              k.occupancy.fraction));
+      const double reread =
+          r.coalesced_bytes > 0 ? (m.coalesced_bytes - r.needed.bytes * m.coalesced_bytes / r.coalesced_bytes) : 0.0;
+      cost += saved(
+          m, m.with(t, k.global_bytes - std::max(0.0, reread), k.shared_wavefronts, k.requests, k.occupancy.fraction));
     }
     if (cost >= matters) {
       // The line that moves most, and how often each input is read over.
@@ -530,9 +618,9 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
         if (it == by_buffer.end() || b.bytes.empty()) continue;
         const double times = it->second / static_cast<double>(b.bytes.size());
         if (times < 1.5) continue;
-        const std::string dim = dimension_named(r.c, std::llround(times));
+        const auto [dim, value] = dimension_named(r.c, std::llround(times));
         reads.push_back(fmt::format("{} is read {:.0f} times over{}", b.name, times,
-                                    dim.empty() ? "" : fmt::format(" (about {})", dim)));
+                                    dim.empty() ? "" : fmt::format(" ({})", value)));
       }
       ExplainFinding f;
       f.kind = ExplainKind::traffic;
@@ -598,10 +686,10 @@ ExplainResult explain_exercise(const Task& task, const Toolchain& toolchain, con
   r.verdict = run.verdict;
   if (run.verdict != Verdict::passed) r.message = run.message;
   if (reply.profile.kernels.empty()) return r;
-  const NvccRegisters nvcc = options.registers_from_nvcc
-                                 ? nvcc_registers(source, target->arch, options.cache_dir)
-                                 : NvccRegisters{{}, fmt::format("registers not asked of nvcc: assumed {} per thread",
-                                                                 kAssumedRegisters)};
+  const NvccRegisters nvcc =
+      options.registers_from_nvcc
+          ? nvcc_registers(source, target->arch, options.cache_dir)
+          : NvccRegisters{{}, fmt::format("registers not asked of nvcc: assumed {} per thread", kAssumedRegisters)};
   r.registers_note = nvcc.note;
   analyse(r, reply.profile, reply.records, nvcc, data->buffers);
   return r;

@@ -1,4 +1,6 @@
 // explain's report: text for people, JSON for tools (explain.hpp; docs/explain.md).
+#include <algorithm>
+
 #include <fmt/color.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -14,6 +16,8 @@ namespace {
 
 /// Lines the report lists with -v, the costliest first.
 constexpr std::size_t kMaxLinesShown = 16;
+/// Barrier intervals a kernel's line lists.
+constexpr std::size_t kMaxIntervalsShown = 10;
 
 std::string paint(bool color, fmt::text_style style, const std::string& text) {
   return color ? fmt::format(style, "{}", text) : text;
@@ -31,6 +35,36 @@ std::string bytes_text(double bytes) {
   if (bytes >= 1e6) return fmt::format("{:.2f} MB", bytes / 1e6);
   if (bytes >= 1e3) return fmt::format("{:.1f} KB", bytes / 1e3);
   return fmt::format("{:.0f} bytes", bytes);
+}
+
+std::string kib_text(std::size_t bytes) {
+  if (bytes % 1024 == 0) return fmt::format("{} KiB", bytes / 1024);
+  return bytes >= 1024 ? fmt::format("{:.1f} KiB", static_cast<double>(bytes) / 1024) : fmt::format("{} bytes", bytes);
+}
+
+std::string blocks_text(std::uint64_t blocks) { return fmt::format("{} block{}", blocks, blocks == 1 ? "" : "s"); }
+
+std::string flops_text(double flops) {
+  if (flops >= 1e9) return fmt::format("{:.2f} GFLOP", flops / 1e9);
+  if (flops >= 1e6) return fmt::format("{:.2f} MFLOP", flops / 1e6);
+  return fmt::format("{:.0f} FLOP", flops);
+}
+
+/// Lines of a barrier interval: "start–14", "14–19", "19–end".
+std::string interval_lines(const protocol::BarrierInterval& i) {
+  return fmt::format("{}–{}", i.from_line == 0 ? std::string("start") : std::to_string(i.from_line),
+                     i.to_line == 0 ? std::string("end") : std::to_string(i.to_line));
+}
+
+/// "lanes active between barriers (lines): start–14 100 %, 14–19 50 %, …".
+std::string intervals_text(const KernelExplain& k) {
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < k.intervals.size() && i < kMaxIntervalsShown; ++i) {
+    const auto& iv = k.intervals[i];
+    parts.push_back(fmt::format("{} {:.0f} %", interval_lines(iv), 100 * iv.active_lanes / (32 * iv.requests)));
+  }
+  return fmt::format("lanes active between barriers (by line): {}{}", fmt::join(parts, ", "),
+                     k.intervals.size() > kMaxIntervalsShown ? fmt::format(", … ({} in all)", k.intervals.size()) : "");
 }
 
 std::string display_path(const fs::path& p) {
@@ -60,9 +94,9 @@ std::string factor_text(const ExplainResult& r) {
 std::string bound_text(const ExplainResult& r) {
   const double memory = r.needed.bytes / r.target.dram_bytes_per_s;
   const double compute = r.needed.flops / r.target.fp32_flops_per_s;
-  return memory >= compute ? fmt::format("{} at {:.2f} TB/s", bytes_text(r.needed.bytes), r.target.dram_bytes_per_s / 1e12)
-                           : fmt::format("{:.3g} GFLOP at {:.1f} TFLOP/s", r.needed.flops / 1e9,
-                                         r.target.fp32_flops_per_s / 1e12);
+  return memory >= compute
+             ? fmt::format("{} at {:.2f} TB/s", bytes_text(r.needed.bytes), r.target.dram_bytes_per_s / 1e12)
+             : fmt::format("{} at {:.1f} TFLOP/s", flops_text(r.needed.flops), r.target.fp32_flops_per_s / 1e12);
 }
 
 /// A verdict's name in the JSON: the run's failure, else "slow" (findings) or "no_problem".
@@ -95,10 +129,11 @@ void write_explain_report(std::ostream& out, const std::vector<ExplainResult>& r
       if (r.kernels.empty()) continue;
     }
     if (r.findings.empty()) {
-      out << "  " << paint(style.color, good, "✓") << fmt::format(" no problem found: an estimated {} a call where the "
-                                                                 "task needs {} at the least ({})\n",
-                                                                 seconds_text(r.estimated_s), seconds_text(r.best_s),
-                                                                 factor_text(r));
+      out << "  " << paint(style.color, good, "✓")
+          << fmt::format(
+                 " no problem found: an estimated {} a call where the "
+                 "task needs {} at the least ({})\n",
+                 seconds_text(r.estimated_s), seconds_text(r.best_s), factor_text(r));
     } else {
       out << "  " << paint(style.color, bad, "✗")
           << fmt::format(" {} problem{}: an estimated {} a call where the task needs {} at the least ({})\n",
@@ -112,20 +147,29 @@ void write_explain_report(std::ostream& out, const std::vector<ExplainResult>& r
       out << "     " << paint(style.color, cyan, "fix:") << ' ' << f.fix << '\n';
     }
     for (const auto& k : r.kernels) {
-      out << fmt::format("  kernel '{}' <<<{}, {}>>>{}: occupancy {:.0f} % ({} of {} warps per SM, limited by {}), {} "
-                         "registers per thread{}, {} of shared memory per block\n",
-                         k.kernel, triple(k.grid), triple(k.block),
-                         k.launches > 1 ? fmt::format(" ×{}", k.launches) : "", 100 * k.occupancy.fraction,
-                         k.occupancy.warps_per_sm, r.target.max_warps_per_sm, occupancy_limit_name(k.occupancy.limit),
-                         k.registers_used, k.registers ? "" : " (assumed)", bytes_text(static_cast<double>(k.shared_bytes)));
-      out << fmt::format("    estimated {}: global memory {}, shared memory {}, memory requests {}, FLOPs {}{}\n",
-                         seconds_text(k.estimate.total()), seconds_text(k.estimate.dram_s),
-                         seconds_text(k.estimate.shared_s), seconds_text(k.estimate.issue_s),
-                         seconds_text(k.estimate.flops_s),
-                         k.active_sms < r.target.sms
-                             ? fmt::format(" (its {} blocks keep {} of the {} SMs busy)", k.blocks / std::max<std::size_t>(k.launches, 1),
-                                           k.active_sms, r.target.sms)
-                             : "");
+      out << fmt::format(
+          "  kernel '{}' <<<{}, {}>>>{}: occupancy {:.0f} % ({} of {} warps per SM, limited by {}), {} "
+          "registers per thread{}, {}\n",
+          k.kernel, triple(k.grid), triple(k.block), k.launches > 1 ? fmt::format(" ×{}", k.launches) : "",
+          100 * k.occupancy.fraction, k.occupancy.warps_per_sm, r.target.max_warps_per_sm,
+          occupancy_limit_name(k.occupancy.limit), k.registers_used, k.registers ? "" : " (assumed)",
+          k.shared_bytes == 0 ? "no shared memory" : kib_text(k.shared_bytes) + " of shared memory per block");
+      out << fmt::format(
+          "    estimated {}: global memory {}, shared memory {}, memory requests {}, FLOPs {}{}\n",
+          seconds_text(k.estimate.total()), seconds_text(k.estimate.dram_s), seconds_text(k.estimate.shared_s),
+          seconds_text(k.estimate.issue_s), seconds_text(k.estimate.flops_s),
+          k.active_sms < r.target.sms
+              ? fmt::format(" (a grid of {} keeps {} of the {} SMs busy)",
+                            blocks_text(k.blocks / std::max<std::size_t>(k.launches, 1)), k.active_sms, r.target.sms)
+              : "");
+      if (k.requests > 0) {
+        out << fmt::format("    its loads and stores run with {:.0f} % of their lanes active\n",
+                           100 * k.active_lanes / (32 * k.requests));
+      }
+      // Only where a stretch between barriers leaves half of the lanes or more idle, unless asked.
+      const bool idle_stretch = std::ranges::any_of(
+          k.intervals, [](const protocol::BarrierInterval& i) { return i.active_lanes <= 0.5 * 32 * i.requests; });
+      if (k.intervals.size() > 1 && (idle_stretch || style.verbose)) out << "    " << intervals_text(k) << '\n';
       if (k.counted_blocks < k.blocks) {
         out << fmt::format("    counted {} of its {} blocks, the rest estimated from them\n", k.counted_blocks,
                            k.blocks);
@@ -133,9 +177,9 @@ void write_explain_report(std::ostream& out, const std::vector<ExplainResult>& r
     }
     out << fmt::format("  traffic: {} of global memory ({} if every access were coalesced); the task needs {}{}\n",
                        bytes_text(r.global_bytes), bytes_text(r.coalesced_bytes), bytes_text(r.needed.bytes),
-                       r.needed.flops > 0 ? fmt::format(" and {:.3g} GFLOP (FLOPs are not counted on the simulator)",
-                                                        r.needed.flops / 1e9)
-                                          : "");
+                       r.needed.flops > 0
+                           ? fmt::format(" and {} (FLOPs are not counted on the simulator)", flops_text(r.needed.flops))
+                           : "");
     out << fmt::format("  roofline on the {}: at best {} ({}); estimated {}\n", r.target.name, seconds_text(r.best_s),
                        bound_text(r), seconds_text(r.estimated_s));
     if (!r.registers_note.empty()) out << "  " << r.registers_note << '\n';
@@ -145,13 +189,13 @@ void write_explain_report(std::ostream& out, const std::vector<ExplainResult>& r
       for (std::size_t i = 0; i < r.lines.size() && i < kMaxLinesShown; ++i) {
         const LineCost& l = r.lines[i];
         const bool shared = l.space == protocol::MemorySpace::shared;
-        out << fmt::format("    {} {} {} {}{}: {:.1f} {} per request (ideal {:.1f}), {:.0f} % of lanes active, {:.3g} "
-                           "requests\n",
-                           at_text(l.place), l.write ? (l.atomic ? "updates" : "stores") : "loads",
-                           shared ? "shared" : "global", l.code.empty() ? l.target : "`" + l.code + "`",
-                           l.kernel.empty() ? "" : fmt::format(" in '{}'", l.kernel), l.units / l.requests,
-                           shared ? "wavefronts" : "sectors", l.ideal_units / l.requests,
-                           100 * l.active_lanes / (32 * l.requests), l.requests);
+        out << fmt::format(
+            "    {} {} {} {}{}: {:.1f} {} per request (ideal {:.1f}), {:.0f} % of lanes active, {:.3g} "
+            "requests\n",
+            at_text(l.place), l.write ? (l.atomic ? "updates" : "stores") : "loads", shared ? "shared" : "global",
+            l.code.empty() ? l.target : "`" + l.code + "`", l.kernel.empty() ? "" : fmt::format(" in '{}'", l.kernel),
+            l.units / l.requests, shared ? "wavefronts" : "sectors", l.ideal_units / l.requests,
+            100 * l.active_lanes / (32 * l.requests), l.requests);
       }
     }
   }
@@ -199,6 +243,18 @@ json explain_report_json(const std::vector<ExplainResult>& results, const std::s
            {"global_bytes", k.global_bytes},
            {"shared_wavefronts", k.shared_wavefronts},
            {"requests", k.requests},
+           {"active_lanes_per_request", k.requests > 0 ? k.active_lanes / k.requests : 0.0},
+           {"intervals",
+            [&] {
+              json list = json::array();
+              for (const auto& i : k.intervals) {
+                list.push_back({{"from_line", i.from_line},
+                                {"to_line", i.to_line},
+                                {"requests", i.requests},
+                                {"active_lanes_per_request", i.active_lanes / i.requests}});
+              }
+              return list;
+            }()},
            {"estimate",
             {{"dram_s", k.estimate.dram_s},
              {"shared_s", k.estimate.shared_s},
@@ -266,7 +322,7 @@ json explain_report_json(const std::vector<ExplainResult>& results, const std::s
              {"dram_bytes_per_s", t.dram_bytes_per_s},
              {"fp32_flops_per_s", t.fp32_flops_per_s},
              {"clock_hz", t.clock_hz}};
-  return json{{"tool", "cudalab"},   {"version", CUDALAB_VERSION}, {"command", "explain"},
+  return json{{"tool", "cudalab"},       {"version", CUDALAB_VERSION}, {"command", "explain"},
               {"backend", backend_line}, {"target", targets},          {"exercises", exercises}};
 }
 

@@ -25,8 +25,7 @@ const std::vector<GpuTarget>& gpu_targets() {
   // the SXM H100 and the 80 GB SXM A100; the FP32 peak is SMs × 128 (64 on the A100) FMA lanes ×
   // 2 × the boost clock.
   static const std::vector<GpuTarget> targets = {
-      {"h100", "NVIDIA H100 SXM", "sm_90", 132, 64, 32, 65536, 256, 233472, 232448, 1024, 128, 3.35e12, 67e12,
-       1.98e9},
+      {"h100", "NVIDIA H100 SXM", "sm_90", 132, 64, 32, 65536, 256, 233472, 232448, 1024, 128, 3.35e12, 67e12, 1.98e9},
       {"a100", "NVIDIA A100 SXM 80 GB", "sm_80", 108, 64, 32, 65536, 256, 167936, 166912, 1024, 128, 2.039e12, 19.5e12,
        1.41e9},
       {"rtx4090", "NVIDIA GeForce RTX 4090", "sm_89", 128, 48, 24, 65536, 256, 102400, 101376, 1024, 128, 1.008e12,
@@ -71,12 +70,11 @@ Occupancy theoretical_occupancy(const GpuTarget& target, unsigned threads, unsig
   const unsigned by_warps = target.max_warps_per_sm / warps;
   const unsigned by_blocks = target.max_blocks_per_sm;
   // Registers go to a warp in units (256 on every target here): 32 × registers, rounded up.
-  const unsigned per_warp = (std::max(1u, registers) * 32 + target.register_unit - 1) / target.register_unit *
-                            target.register_unit;
+  const unsigned per_warp =
+      (std::max(1u, registers) * 32 + target.register_unit - 1) / target.register_unit * target.register_unit;
   const unsigned by_registers = (target.registers_per_sm / per_warp) / warps;
-  const std::size_t per_block =
-      (shared_bytes + target.shared_unit - 1) / target.shared_unit * target.shared_unit +
-      target.shared_reserved_per_block;
+  const std::size_t per_block = (shared_bytes + target.shared_unit - 1) / target.shared_unit * target.shared_unit +
+                                target.shared_reserved_per_block;
   const auto by_shared = static_cast<unsigned>(target.shared_per_sm / per_block);
   o.blocks_per_sm = by_warps;
   o.limit = OccupancyLimit::warps;

@@ -19,6 +19,8 @@ namespace {
 constexpr std::size_t kMaxNameBytes = 512;
 /// Widest access a lane makes (the checked build reports ranges up to 4 KiB).
 constexpr std::size_t kMaxAccessBytes = 4096;
+/// The longest source file a line number may come from.
+constexpr std::uint64_t kMaxLine = 10'000'000;
 
 [[noreturn]] void bad(const char* key, const char* why) {
   throw ProtocolError(std::string("profile field '") + key + "' " + why);
@@ -64,10 +66,18 @@ const char* memory_space_name(MemorySpace space) { return space == MemorySpace::
 void to_json(json& j, const AccessProfile& p) {
   json kernels = json::array();
   for (const auto& k : p.kernels) {
+    json intervals = json::array();
+    for (const auto& i : k.intervals) {
+      intervals.push_back(json{{"from_line", i.from_line},
+                               {"to_line", i.to_line},
+                               {"requests", i.requests},
+                               {"active_lanes", i.active_lanes}});
+    }
     kernels.push_back(json{{"kernel", k.kernel},
                            {"launches", k.launches},
                            {"blocks", k.blocks},
-                           {"counted_blocks", k.counted_blocks}});
+                           {"counted_blocks", k.counted_blocks},
+                           {"intervals", std::move(intervals)}});
   }
   json sites = json::array();
   for (const auto& s : p.sites) {
@@ -80,6 +90,7 @@ void to_json(json& j, const AccessProfile& p) {
                          {"target", s.target},
                          {"element_bytes", s.element_bytes},
                          {"row_elements", s.row_elements},
+                         {"target_bytes", s.target_bytes},
                          {"requests", s.requests},
                          {"active_lanes", s.active_lanes},
                          {"units", s.units},
@@ -104,6 +115,20 @@ void from_json(const json& j, AccessProfile& p) {
     kp.blocks = count_field(k, "blocks");
     kp.counted_blocks = count_field(k, "counted_blocks");
     if (kp.counted_blocks > kp.blocks) bad("counted_blocks", "is more than the blocks");
+    const json& intervals = member(k, "intervals");
+    if (!intervals.is_array() || intervals.size() > kMaxBarrierIntervals) bad("intervals", "is not a short list");
+    for (const json& i : intervals) {
+      BarrierInterval b;
+      const std::uint64_t from = count_field(i, "from_line");
+      const std::uint64_t to = count_field(i, "to_line");
+      if (from > kMaxLine || to > kMaxLine) bad("from_line", "is out of range");
+      b.from_line = static_cast<int>(from);
+      b.to_line = static_cast<int>(to);
+      b.requests = amount_field(i, "requests");
+      b.active_lanes = amount_field(i, "active_lanes");
+      if (b.active_lanes > 32 * b.requests * (1 + 1e-9)) bad("active_lanes", "is more than 32 a request");
+      kp.intervals.push_back(b);
+    }
     p.kernels.push_back(std::move(kp));
   }
   for (const json& one : sites) {
@@ -121,6 +146,7 @@ void from_json(const json& j, AccessProfile& p) {
     s.target = name_field(one, "target");
     s.element_bytes = count_field(one, "element_bytes");
     s.row_elements = count_field(one, "row_elements");
+    s.target_bytes = count_field(one, "target_bytes");
     s.requests = amount_field(one, "requests");
     s.active_lanes = amount_field(one, "active_lanes");
     s.units = amount_field(one, "units");

@@ -309,8 +309,9 @@ void from_json(const json& j, Spec& s) {
   s.case_markers = j.contains("case_markers") && bool_field(j, "case_markers");
   s.page_locked_check = j.contains("page_locked_check") && bool_field(j, "page_locked_check");
   s.explain = j.contains("explain") && bool_field(j, "explain");
-  s.explain_sm_count =
-      j.contains("explain_sm_count") ? static_cast<unsigned>(std::min<std::size_t>(count_field(j, "explain_sm_count"), 4096)) : 0;
+  s.explain_sm_count = j.contains("explain_sm_count")
+                           ? static_cast<unsigned>(std::min<std::size_t>(count_field(j, "explain_sm_count"), 4096))
+                           : 0;
   s.checked_sets = j.contains("checked_sets") ? list_field<bool>(j, "checked_sets") : std::vector<bool>{};
   if (!s.checked_sets.empty() && s.checked_sets.size() != s.sets.size()) {
     throw ProtocolError("field 'checked_sets' does not hold one flag per set");

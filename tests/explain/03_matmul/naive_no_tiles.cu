@@ -1,4 +1,4 @@
-// explain: traffic | 13 | A is read 160 times over
+// explain: traffic | 13 | B is read 192 times over (M=192)
 // The naive matmul: coalesced (threadIdx.x moves the column), but every thread reads a whole row
 // of A and a whole column of B from global memory. Each element of A is read N times and each
 // element of B M times: about K·M·N·8 bytes where the task needs 4·(MK + KN + MN).

@@ -1,8 +1,10 @@
-// explain: uncoalesced | 17 | neighbouring threads read addresses K floats apart
-// explain: uncoalesced | 19 | neighbouring threads write addresses N floats apart
+// explain: uncoalesced | 19 | neighbouring threads read addresses K floats apart (K=176)
+// explain: uncoalesced | 20 | neighbouring threads read addresses N floats apart (N=160)
+// explain: traffic | 19 | even with every access coalesced
 // A tiled matmul whose threads are laid out the wrong way round: threadIdx.x picks the ROW of C,
-// so the 32 lanes of a warp read 32 rows of A, K floats apart (32 sectors per request), and
-// write a column of C, N floats apart. The tiles are right; only the index order is not.
+// so the lanes of a warp read 16 rows of A, K floats apart (16 sectors per request where 4 or 5
+// would do), and 16 rows of B. The tiles are right, but only 16×16: each input is still read 10 or
+// more times over. (C is written down its columns too, but once per element: too little to matter.)
 #include <cuda_runtime.h>
 
 constexpr int TILE = 16;

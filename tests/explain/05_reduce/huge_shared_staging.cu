@@ -1,4 +1,4 @@
-// explain: occupancy | 14 | limited by shared memory
+// explain: occupancy | 12 | limited by shared memory
 // Each block of 64 threads stages 10240 floats (40 KB) in shared memory before adding them: 5
 // blocks fill an H100 SM's 228 KB of shared memory, 10 of its 64 warps. Too few loads are in flight
 // to keep the memory busy; the staging buys nothing a register accumulator would not do.

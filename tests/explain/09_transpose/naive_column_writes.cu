@@ -8,7 +8,7 @@ constexpr int TILE = 32;
 
 __global__ void transpose_naive(const float* A, float* B, int M, int N) {
   const int col = blockIdx.x * TILE + threadIdx.x;
-  const int row = blockIdx.y * TILE + threadIdx.y;
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
   if (row >= M || col >= N) return;
   const float v = A[row * N + col];
   B[col * M + row] = v;

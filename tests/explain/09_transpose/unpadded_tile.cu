@@ -1,4 +1,4 @@
-// explain: bank_conflict | 23 | declare it one element wider, tile[…][33] instead of [32]
+// explain: bank_conflict | 23 | Declare it one element wider, tile[…][33] instead of [32]
 // The tiled transpose with a [32][32] tile: both global sides are coalesced, but the second half
 // reads a column of the tile, 32 floats 128 bytes apart: all in one of shared memory's 32 banks,
 // a 32-way conflict that serialises every read. The reference pads the tile to [32][33].

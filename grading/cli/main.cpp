@@ -93,26 +93,11 @@ int run_merge(const MergeOptions& options, bool color) {
   return kExitDone;
 }
 
-/// Where the instructors' page of the documentation is, for the end of a --help: the page of the
-/// documentation site where it was built (a build tree's docs/html beside its bin/; an
-/// installation's share/doc/cudalab/html), else its Markdown source (the source tree's, or the
-/// installed copy). Only a file that exists is named, so the line is true in a clone and an
-/// installation alike. (cudalab's own --help names its pages the same way: harness/cli/main.cpp.)
+/// Where the instructors' page of the documentation is, for the end of a --help (as cudalab's own
+/// --help names its pages): documentation_page(), else the page's title and source name.
 std::string instructors_page() {
-  const char* const html = "md_docs_instructors.html";
-  const char* const markdown = "docs/instructors.md";
-  std::vector<fs::path> candidates;
-  if (const auto layout = install_layout()) {
-    const fs::path doc = layout->data / ".." / "doc" / "cudalab";  // GNUInstallDirs: share/cudalab, share/doc/cudalab
-    candidates = {doc / "html" / html, doc / markdown};
-  } else {
-    candidates = {program_dir() / ".." / "docs" / "html" / html, data_dir() / markdown};
-  }
-  std::error_code ec;
-  for (const auto& p : candidates) {
-    if (fs::is_regular_file(p, ec)) return p.lexically_normal().string();
-  }
-  return fmt::format("\"For instructors\" in cudalab's documentation ({} in its source)", markdown);
+  if (const auto path = documentation_page("md_docs_instructors.html", "docs/instructors.md")) return path->string();
+  return "\"For instructors\" in cudalab's documentation (docs/instructors.md in its source)";
 }
 
 }  // namespace

@@ -485,27 +485,11 @@ struct DocPage {
   const char* title;     ///< "Failure messages"
 };
 
-/// Where to read `page`, for the end of a --help: the page of the documentation site where it was
-/// built (a build tree's docs/html beside its bin/; an installation's share/doc/cudalab/html),
-/// else its Markdown source (the source tree's, or the installed copy in share/doc/cudalab/docs).
-/// Only a file that exists is named, so that the line is true in a clone, a students' export and
-/// an installation alike; where there is none, the page's title and source name.
+/// Where to read `page`, for the end of a --help: documentation_page() (only a file that exists is
+/// named, so the line is true in a clone, a students' export and an installation alike), else the
+/// page's title and source name.
 std::string doc_location(const DocPage& page) {
-  std::vector<fs::path> html, markdown;
-  if (const auto layout = install_layout()) {
-    const fs::path doc = layout->data / ".." / "doc" / "cudalab";  // GNUInstallDirs: share/cudalab, share/doc/cudalab
-    html.push_back(doc / "html" / page.html);
-    markdown.push_back(doc / page.markdown);
-  } else {
-    html.push_back(program_dir() / ".." / "docs" / "html" / page.html);
-    markdown.push_back(data_dir() / page.markdown);
-  }
-  std::error_code ec;
-  for (const auto& candidates : {html, markdown}) {
-    for (const auto& p : candidates) {
-      if (fs::is_regular_file(p, ec)) return p.lexically_normal().string();
-    }
-  }
+  if (const auto path = documentation_page(page.html, page.markdown)) return path->string();
   return fmt::format("\"{}\" in cudalab's documentation ({} in its source)", page.title, page.markdown);
 }
 

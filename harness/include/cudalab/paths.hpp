@@ -36,6 +36,13 @@ std::filesystem::path solutions_dir();
 /// running executable in a build tree, install_layout()'s `programs` when installed.
 std::filesystem::path program_dir();
 
+/// Where to read a page of cudalab's documentation: its page of the built site (a build tree's
+/// docs/html beside bin/; an installation's share/doc/cudalab/html), else its Markdown source (the
+/// source tree's, or the installed copy in share/doc/cudalab). `html` is the site's file name
+/// ("md_docs_failures.html"), `markdown` the source relative to the source tree
+/// ("docs/failures.md"). nullopt when neither exists (a students' export without docs).
+std::optional<std::filesystem::path> documentation_page(const std::string& html, const std::string& markdown);
+
 /// Compiled modules: $CUDALAB_CACHE_DIR, else $XDG_CACHE_HOME/cudalab, else ~/.cache/cudalab.
 std::filesystem::path cache_dir();
 

@@ -25,6 +25,7 @@
 #include "cudalab/exercise_check.hpp"
 #include "cudalab/explain.hpp"
 #include "registers.hpp"
+#include "units.hpp"
 
 namespace cudalab {
 
@@ -152,19 +153,6 @@ std::string at_text(const SourcePlace& place) {
   if (place.line <= 0) return "";
   const std::string file = fs::path(place.file).filename().string();
   return fmt::format("{}:{}", file.empty() ? "line" : file, place.line);
-}
-
-std::string bytes_text(double bytes) {
-  if (bytes >= 1e9) return fmt::format("{:.2f} GB", bytes / 1e9);
-  if (bytes >= 1e6) return fmt::format("{:.2f} MB", bytes / 1e6);
-  if (bytes >= 1e3) return fmt::format("{:.1f} KB", bytes / 1e3);
-  return fmt::format("{:.0f} bytes", bytes);
-}
-
-/// Shared memory as the data sheets count it: "40.0 KiB", "228 KiB".
-std::string kib_text(std::size_t bytes) {
-  if (bytes % 1024 == 0) return fmt::format("{} KiB", bytes / 1024);
-  return bytes >= 1024 ? fmt::format("{:.1f} KiB", static_cast<double>(bytes) / 1024) : fmt::format("{} bytes", bytes);
 }
 
 /// The per-kernel time model (top of the file).
@@ -397,17 +385,21 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
     const std::string target =
         l.target.empty() ? (l.space == MemorySpace::shared ? "the shared array" : "the buffer") : l.target;
     const KernelExplain& k = *m->k;
+    const auto found_at_line = [&l](ExplainKind kind) {
+      ExplainFinding f;
+      f.kind = kind;
+      f.kernel = l.kernel;
+      f.place = l.place;
+      f.code = l.code;
+      return f;
+    };
     // Uncoalesced global accesses.
     if (l.space == MemorySpace::global && l.units >= kUncoalescedRatio * l.ideal_units) {
       const double excess = (l.units - l.ideal_units) * kSectorBytes;
       const double cost =
           saved(*m, m->with(t, k.global_bytes - excess, k.shared_wavefronts, k.requests, k.occupancy.fraction));
       if (cost >= matters) {
-        ExplainFinding f;
-        f.kind = ExplainKind::uncoalesced;
-        f.kernel = l.kernel;
-        f.place = l.place;
-        f.code = l.code;
+        ExplainFinding f = found_at_line(ExplainKind::uncoalesced);
         f.value = l.units / l.requests;
         f.ideal = l.ideal_units / l.requests;
         f.unit = "sectors per request";
@@ -445,11 +437,7 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
       const double cost =
           saved(*m, m->with(t, k.global_bytes, k.shared_wavefronts - excess, k.requests, k.occupancy.fraction));
       if (cost >= matters) {
-        ExplainFinding f;
-        f.kind = ExplainKind::bank_conflict;
-        f.kernel = l.kernel;
-        f.place = l.place;
-        f.code = l.code;
+        ExplainFinding f = found_at_line(ExplainKind::bank_conflict);
         f.value = l.units / l.ideal_units;
         f.ideal = 1;
         f.unit = "ways (wavefronts per request for each one needed)";

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "cudalab/explain.hpp"
+#include "units.hpp"
 
 namespace cudalab {
 
@@ -28,18 +29,6 @@ std::string seconds_text(double s) {
   if (s >= 1e-3) return fmt::format("{:.2f} ms", s * 1e3);
   if (s >= 1e-6) return fmt::format("{:.2f} µs", s * 1e6);
   return fmt::format("{:.0f} ns", s * 1e9);
-}
-
-std::string bytes_text(double bytes) {
-  if (bytes >= 1e9) return fmt::format("{:.2f} GB", bytes / 1e9);
-  if (bytes >= 1e6) return fmt::format("{:.2f} MB", bytes / 1e6);
-  if (bytes >= 1e3) return fmt::format("{:.1f} KB", bytes / 1e3);
-  return fmt::format("{:.0f} bytes", bytes);
-}
-
-std::string kib_text(std::size_t bytes) {
-  if (bytes % 1024 == 0) return fmt::format("{} KiB", bytes / 1024);
-  return bytes >= 1024 ? fmt::format("{:.1f} KiB", static_cast<double>(bytes) / 1024) : fmt::format("{} bytes", bytes);
 }
 
 std::string blocks_text(std::uint64_t blocks) { return fmt::format("{} block{}", blocks, blocks == 1 ? "" : "s"); }

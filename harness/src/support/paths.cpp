@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #if !defined(CUDALAB_SOURCE_DIR) || !defined(CUDALAB_INSTALL_BIN_TO_PROGRAMS) || \
     !defined(CUDALAB_INSTALL_PROGRAMS_TO_DATA)
@@ -91,6 +92,21 @@ fs::path solutions_dir() {
 fs::path program_dir() {
   if (auto layout = install_layout()) return layout->programs;
   return executable_dir();
+}
+
+std::optional<fs::path> documentation_page(const std::string& html, const std::string& markdown) {
+  std::vector<fs::path> candidates;
+  if (const auto layout = install_layout()) {
+    const fs::path doc = layout->data / ".." / "doc" / "cudalab";  // GNUInstallDirs: share/cudalab, share/doc/cudalab
+    candidates = {doc / "html" / html, doc / markdown};
+  } else {
+    candidates = {program_dir() / ".." / "docs" / "html" / html, data_dir() / markdown};
+  }
+  std::error_code ec;
+  for (const auto& p : candidates) {
+    if (fs::is_regular_file(p, ec)) return p.lexically_normal();
+  }
+  return std::nullopt;
 }
 
 fs::path cache_dir() {

@@ -2,9 +2,11 @@
 # Build here, run on the lent GPU machine (which has nvcc and the driver but none of our Debian
 # dependencies). Two steps, one per machine:
 #
-#   scripts/device.sh build            here: configure + build the `device` preset (sm_90, Release)
-#                                      and copy the Debian shared libraries it needs into
-#                                      build/device/lib, packed into .device/ (carry .device)
+#   scripts/device.sh build [TARGET...]  here: configure + build the `device` preset (sm_90,
+#                                      Release), all of it or the targets named (on 2 cores a
+#                                      whole build takes half an hour: name what the run needs),
+#                                      copy the Debian shared libraries it needs into
+#                                      build/device/lib, pack it into .device/ (carry .device)
 #   scripts/device.sh test [ARGS...]   there: run the test suite (ctest ARGS) and the main job,
 #                                      logs into $OUT
 #   scripts/device.sh run CMD...       there: run CMD with the same set-up (paths, libraries)
@@ -31,9 +33,10 @@ bundle_libs() {
 
 case "${1:-}" in
   build)
+    shift
     cd "$here"
     cmake --preset device >/dev/null
-    cmake --build --preset device -j "$(nproc)"
+    cmake --build --preset device -j "$(nproc)" ${1:+--target "$@"}
     rm -rf build/device/lib
     bundle_libs
     # Travels as one compressed file (carry .device): the folder itself is over the 64 MiB limit.

@@ -26,6 +26,7 @@
 #include "cudalab/explain.hpp"
 #include "cudalab/ladder.hpp"
 #include "cudalab/paths.hpp"
+#include "cudalab/profile.hpp"
 #include "cudalab/registry.hpp"
 #include "cudalab/report.hpp"
 #include "cudalab/sandbox.hpp"
@@ -141,6 +142,7 @@ struct BenchArgs {
   bool ladder = false;
   bool pageable = false;
   bool verbose = false;
+  bool profile = false;
 };
 
 /// Exercises and their sources from the shared selection options of check and bench.
@@ -185,6 +187,65 @@ std::string today() {
   return buf;
 }
 
+/// `cudalab bench --profile`: each selected file (each ladder step with --ladder) once under
+/// Nsight Compute at explain's representative size, beside explain's counts on the simulator.
+/// Exit code 2 when there are no counters (no ncu, counters not permitted), 1 when a run fails.
+int run_profile(const BenchArgs& args, const std::vector<std::pair<const Task*, fs::path>>& selected,
+                const Toolchain& gpu, const std::string& device_name, const ToolchainConfig& config,
+                const std::function<void(const std::string&)>& say) {
+  if (args.csv) throw UsageError("--profile prints a table, --json or --markdown; not --csv");
+  ToolchainConfig checked = config;
+  checked.checked = true;  // explain's build: every access calls the simulator, which counts it
+  const BackendChoice sim = choose_backend(BackendRequest::sim, checked);
+  ProfileOptions options;
+  options.seed = args.seed;
+  options.only_sizes = args.sizes;
+  options.device_name = device_name;
+  options.cache_dir = config.cache_dir;
+  for (const auto& [task, source] : selected) {
+    try {
+      (void)representative_case(*task, args.sizes);
+    } catch (const SelectionError& e) {
+      throw UsageError(std::string("--profile runs at a checked size: ") + e.what());
+    }
+  }
+  std::vector<ProfileResult> results;
+  for (const auto& [task, source] : selected) {
+    std::vector<LadderStep> steps{{source, precision_of(args.selection)}};
+    if (args.ladder) steps = ladder_steps(*task, solutions_dir());
+    for (const auto& [file, precision] : steps) {
+      if (precision == Precision::tf32) {
+        say(fmt::format("{} {} left out: the simulator has no tensor cores to compare with", task->info().id,
+                        file.filename().string()));
+        continue;
+      }
+      say(fmt::format("profiling {} {} under Nsight Compute, and on the simulator", task->info().id,
+                      file.filename().string()));
+      results.push_back(profile_exercise(*task, gpu, *sim.toolchain, file, options));
+    }
+  }
+  if (args.json) {
+    std::cout << profile_report_json(results).dump(2) << '\n';
+  } else if (args.markdown) {
+    write_profile_markdown(std::cout, results, true);
+  } else {
+    ReportStyle style;
+    style.color = want_color(STDOUT_FILENO);
+    write_profile_report(std::cout, results, style);
+  }
+  if (std::ranges::any_of(results, [](const ProfileResult& r) { return !r.problem.empty(); })) {
+    for (const auto& r : results) {
+      if (!r.problem.empty()) {
+        fmt::print(stderr, "cudalab: {}\n", r.problem);
+        break;
+      }
+    }
+    return kExitUsage;
+  }
+  const bool failed = std::ranges::any_of(results, [](const ProfileResult& r) { return r.verdict != Verdict::passed; });
+  return failed ? kExitFailed : kExitPassed;
+}
+
 int run_bench(const BenchArgs& args, const std::string& command_line) {
   if (static_cast<int>(args.json) + static_cast<int>(args.csv) + static_cast<int>(args.markdown) > 1) {
     throw UsageError("give one of --json, --csv, --markdown");
@@ -205,6 +266,7 @@ int run_bench(const BenchArgs& args, const std::string& command_line) {
   auto device = probe_gpu(gpu->runner(), why);
   if (!device) throw SetupError("no GPU: " + why);
   auto say = [](const std::string& line) { fmt::print(stderr, "cudalab: {}…\n", line); };
+  if (args.profile) return run_profile(args, selected, *gpu, device->name, config, say);
   bool measured_now = false;
   say("reading the device's peak bandwidth");
   const Peaks peaks = device_peaks(gpu->runner(), *device, config.cache_dir, measured_now);
@@ -715,7 +777,12 @@ int main(int argc, char** argv) {
   bench->add_flag("--ladder", bench_args.ladder,
                   "Measure the speed ladder: solutions/NAME/step*.cu in order, then the reference solution, then "
                   "any TF32 tensor-core tier (solutions/NAME/tf32_*.cu, at TF32 precision)");
-  bench->footer(docs_footer({{kReportsPage, "every column of the table"}}));
+  bench->add_flag("--profile", bench_args.profile,
+                  "Instead of timing: run one call of solve under Nsight Compute (ncu) at explain's size and show "
+                  "its hardware counters (sectors and wavefronts per request, occupancy, active lanes, branches, "
+                  "device memory) beside the simulator's counts");
+  bench->footer(docs_footer({{kReportsPage, "every column of the table"},
+                             {kExplainPage, "--profile: each counter and how the simulator's compare"}}));
 
   ExplainArgs explain_args;
   CLI::App* explain = add_explain_command(app, explain_args);

@@ -34,8 +34,9 @@ void name_device_buffer(const void* allocation, const void* buffer, std::size_t 
 std::vector<protocol::Finding> take_findings();
 
 /// `cudalab explain` (with the checks on): count what every access costs instead of checking it,
-/// the simulated device reporting `sm_count` SMs (the target GPU's; 0: its own); off: check again.
-void count_accesses(bool on, unsigned sm_count);
+/// the simulated device reporting `sm_count` SMs (the target GPU's; 0: its own), every block of a
+/// launch counted or a sample of them; off: check again.
+void count_accesses(bool on, unsigned sm_count, bool every_block);
 
 /// What was counted since the last call (protocol::AccessProfile); empty where nothing counts.
 protocol::AccessProfile take_access_profile();

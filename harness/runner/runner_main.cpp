@@ -393,7 +393,7 @@ class Run {
     if (!spec_.orders.empty()) cudalab::runner::set_thread_order(spec_.orders.at(set), spec_.order_seed + set);
     if (spec_.checks) {
       // Before the case's buffers are allocated: the checks put red zones around each.
-      cudalab::runner::count_accesses(spec_.explain, spec_.explain_sm_count);
+      cudalab::runner::count_accesses(spec_.explain, spec_.explain_sm_count, spec_.explain_every_block);
       cudalab::runner::enable_device_checks(spec_.checked_sets.empty() || spec_.checked_sets.at(set));
     }
     expose_only(set);

@@ -199,6 +199,9 @@ struct ExplainOptions {
   std::vector<std::int64_t> only_sizes;        ///< empty: the representative size; else the case of that first dim
   bool registers_from_nvcc = true;             ///< ask nvcc (-Xptxas -v) where it is installed
   std::filesystem::path cache_dir;             ///< where nvcc's answers are kept; empty: not kept
+  /// Count every block of every launch (exact, as a GPU's counters are), not a sample of 48 per
+  /// launch: slower, for `bench --profile`.
+  bool count_every_block = false;
 };
 
 /// The size explain runs `task` at: its simulator's large case (about a million elements or

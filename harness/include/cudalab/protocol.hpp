@@ -154,6 +154,9 @@ struct Spec {
   /// With `explain`: the SM count the simulated device reports (the target GPU's), so that a grid
   /// sized from it is the grid the GPU would run; 0: the simulator's own.
   unsigned explain_sm_count = 0;
+  /// With `explain`: count every block of every launch (exact counts, to stand beside a GPU's
+  /// counters), not an evenly spread sample of them.
+  bool explain_every_block = false;
 };
 
 // ---- what the runner saw ------------------------------------------------------------------------

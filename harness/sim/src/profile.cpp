@@ -8,8 +8,8 @@
 //    one contiguous span of as many distinct bytes from the same first address (a warp reading 32
 //    floats in a row touches 4 sectors, 5 when the row is not 32-byte aligned; 32 floats 4 KiB
 //    apart touch 32);
-//  - shared memory: the most distinct 4-byte words in one of the 32 banks (the wavefronts the
-//    access takes; lanes reading one word share it), against ceil(distinct words / 32).
+//  - shared memory: the wavefronts the access takes, by the phases an H100 serves a warp in
+//    (shared_cost), against the same without bank conflicts; lanes reading one word share it.
 // Only a sample of each launch's blocks is counted (kMaxCountedBlocks, evenly spread, the last
 // one included): the last block stands for itself (it is often a partial one), each other for an
 // equal share of the rest; where a request list overflowed (kMaxInstancesPerWarp), the totals are
@@ -35,6 +35,7 @@ namespace cudalab::sim::profile {
 bool active = false;
 bool counting = false;
 unsigned posed_sm_count = 0;
+bool every_block = false;
 
 namespace {
 
@@ -102,7 +103,12 @@ struct Site {
   std::size_t element = 0;
   std::size_t inner = 0;
   std::size_t target_bytes = 0;
-  std::vector<std::uint32_t> executed;       // per thread of the block, in this barrier interval
+  std::vector<std::uint32_t> executed;  // per thread of the block, in this barrier interval
+  // Per thread: its last load here (address + 1; 0: none), in which barrier interval and after how
+  // many of its stores; the same load again, with neither between, is a value nvcc keeps in a register.
+  std::vector<std::uintptr_t> loaded;
+  std::vector<std::uint64_t> loaded_interval;
+  std::vector<std::uint32_t> loaded_after_stores;
   std::vector<std::vector<Instance>> warps;  // per warp: its open requests, by k
   bool touched = false;                      // has open requests
   Totals totals;
@@ -115,6 +121,7 @@ struct LastAccess {
   std::uintptr_t begin = 0;
   std::uintptr_t end = 0;
   std::uintptr_t pc = 0;
+  bool reused = false;  // a load not counted (a register holds it): so are its next components
 };
 
 struct Launch {
@@ -123,6 +130,8 @@ struct Launch {
   std::size_t interval = 0;                          // the running block's, up to kMaxBarrierIntervals - 1
   int interval_from = 0;                             // the line of the barrier it began at
   std::vector<LastAccess> last_access;               // per thread of the block
+  std::vector<std::uint32_t> stores;                 // per thread of the block: its stores so far
+  std::uint64_t interval_serial = 0;                 // barrier intervals begun in the launch
   unsigned threads = 0;
   unsigned long long blocks = 0;
   unsigned long long stride = 1;  // every stride-th block is counted, and the last
@@ -212,10 +221,11 @@ std::pair<unsigned, unsigned> global_cost(const Instance& in) {
   return {static_cast<unsigned>(sectors), static_cast<unsigned>(std::min(ideal, sectors))};
 }
 
-/// Shared memory: {wavefronts (the most distinct words in one bank), ceil(distinct words / 32)}.
-std::pair<unsigned, unsigned> shared_cost(const Instance& in, std::vector<std::uintptr_t>& words) {
+/// The most distinct 4-byte words in one bank among the lanes of `lanes` (a phase), and the banks
+/// they use; 0 for a phase without active lanes.
+unsigned phase_cost(const Instance& in, std::uint32_t lanes, std::vector<std::uintptr_t>& words, std::uint32_t& banks) {
   words.clear();
-  for (std::uint32_t m = in.mask; m != 0; m &= m - 1) {
+  for (std::uint32_t m = in.mask & lanes; m != 0; m &= m - 1) {
     const auto lane = static_cast<unsigned>(std::countr_zero(m));
     const std::uintptr_t a = in.address[lane];
     const std::uintptr_t size = std::max<std::uintptr_t>(in.size[lane], 1);
@@ -224,9 +234,63 @@ std::pair<unsigned, unsigned> shared_cost(const Instance& in, std::vector<std::u
   std::sort(words.begin(), words.end());
   words.erase(std::unique(words.begin(), words.end()), words.end());
   std::array<unsigned, kBanks> per_bank{};
-  for (const std::uintptr_t w : words) ++per_bank[w % kBanks];
-  const unsigned wavefronts = *std::max_element(per_bank.begin(), per_bank.end());
-  const auto ideal = static_cast<unsigned>((words.size() + kBanks - 1) / kBanks);
+  banks = 0;
+  for (const std::uintptr_t w : words) {
+    ++per_bank[w % kBanks];
+    banks |= 1u << (w % kBanks);
+  }
+  return *std::max_element(per_bank.begin(), per_bank.end());
+}
+
+/// Shared memory: {wavefronts, wavefronts without bank conflicts}, as an H100 counts them
+/// (measured with Nsight Compute, docs/explain.md). A warp's request is served in phases: the whole
+/// warp for 4-byte accesses, each half-warp for 8-byte ones, each quarter-warp for 16-byte ones;
+/// a phase takes as many wavefronts as the most distinct words one bank holds. Two phases merge
+/// into one wavefront (the two halves for 8 bytes, the quarters of each half for 16 bytes) where
+/// neither has a conflict and they use different banks, or where all their lanes read one address.
+/// Without conflicts, each phase that did not merge takes one wavefront.
+std::pair<unsigned, unsigned> shared_cost(const Instance& in, std::vector<std::uintptr_t>& words) {
+  unsigned width = 0;
+  for (std::uint32_t m = in.mask; m != 0; m &= m - 1) {
+    width = std::max<unsigned>(width, static_cast<unsigned>(in.size[std::countr_zero(m)]));
+  }
+  if (width <= 4) {
+    std::uint32_t banks = 0;
+    const unsigned wavefronts = phase_cost(in, ~0u, words, banks);
+    return {wavefronts, wavefronts == 0 ? 0u : 1u};
+  }
+  // {lanes of a phase pair}: the warp's halves for 8 bytes; each half's quarters for 16.
+  const bool quarters = width > 8;
+  const std::array<std::array<std::uint32_t, 2>, 2> pairs =
+      quarters ? std::array<std::array<std::uint32_t, 2>, 2>{{{0x000000ffu, 0x0000ff00u}, {0x00ff0000u, 0xff000000u}}}
+               : std::array<std::array<std::uint32_t, 2>, 2>{{{0x0000ffffu, 0xffff0000u}, {0u, 0u}}};
+  unsigned wavefronts = 0;
+  unsigned ideal = 0;
+  for (const auto& pair : pairs) {
+    const std::uint32_t group = (pair[0] | pair[1]) & in.mask;
+    if (group == 0) continue;
+    // One address for every lane of the pair: one wavefront.
+    const std::uintptr_t first = in.address[std::countr_zero(group)];
+    bool one_address = true;
+    for (std::uint32_t m = group; m != 0 && one_address; m &= m - 1)
+      one_address = in.address[std::countr_zero(m)] == first;
+    if (one_address) {
+      ++wavefronts;
+      ++ideal;
+      continue;
+    }
+    std::array<unsigned, 2> cost{};
+    std::array<std::uint32_t, 2> banks{};
+    for (int p = 0; p < 2; ++p) cost[p] = phase_cost(in, pair[p], words, banks[p]);
+    const unsigned active = (cost[0] > 0 ? 1u : 0u) + (cost[1] > 0 ? 1u : 0u);
+    if (active == 2 && cost[0] == 1 && cost[1] == 1 && (banks[0] & banks[1]) == 0) {
+      ++wavefronts;
+      ++ideal;
+    } else {
+      wavefronts += cost[0] + cost[1];
+      ideal += active;
+    }
+  }
   return {wavefronts, ideal};
 }
 
@@ -262,6 +326,7 @@ void complete_requests(Launch& l, int to_line) {
   l.touched.clear();
   l.pending = 0;
   std::fill(l.last_access.begin(), l.last_access.end(), LastAccess{});
+  ++l.interval_serial;  // a barrier or a block's end: every value is loaded again
 }
 
 Site& site_for(Launch& l, std::uint64_t key, std::uintptr_t pc, bool write, bool atomic, unsigned size,
@@ -280,6 +345,9 @@ Site& site_for(Launch& l, std::uint64_t key, std::uintptr_t pc, bool write, bool
     s->inner = place.inner;
     s->target_bytes = place.bytes;
     s->executed.assign(l.threads, 0);
+    s->loaded.assign(l.threads, 0);
+    s->loaded_interval.assign(l.threads, 0);
+    s->loaded_after_stores.assign(l.threads, 0);
     s->warps.resize((l.threads + kWarp - 1) / kWarp);
     l.sites.push_back(std::move(s));
   }
@@ -314,8 +382,9 @@ void launch_begin(const cudalab_sim_launch_desc& desc) {
   l.desc = &desc;
   l.threads = desc.block.x * desc.block.y * desc.block.z;
   l.last_access.assign(l.threads, LastAccess{});
+  l.stores.assign(l.threads, 0);
   l.blocks = 1ull * desc.grid.x * desc.grid.y * desc.grid.z;
-  if (l.blocks > kMaxCountedBlocks) {
+  if (!every_block && l.blocks > kMaxCountedBlocks) {
     l.stride = (l.blocks + kMaxCountedBlocks - 1) / kMaxCountedBlocks;
     // Not a divisor of the grid's rows: the sample then reaches every column of blocks.
     while (desc.grid.x > 1 && std::gcd(l.stride, static_cast<unsigned long long>(desc.grid.x)) != 1) ++l.stride;
@@ -328,6 +397,8 @@ void launch_begin(const cudalab_sim_launch_desc& desc) {
 void block_begin(unsigned long long linear) {
   Launch& l = state().launch;
   if (!l.touched.empty()) complete_requests(l, 0);
+  ++l.interval_serial;
+  std::fill(l.stores.begin(), l.stores.end(), 0);
   l.interval = 0;
   l.interval_from = 0;
   counting = linear % l.stride == 0 || linear + 1 == l.blocks;
@@ -339,6 +410,7 @@ void barrier(int line) {
   Launch& l = state().launch;
   if (!counting) return;
   if (!l.touched.empty()) complete_requests(l, line);
+  ++l.interval_serial;
   l.interval = std::min(l.interval + 1, protocol::kMaxBarrierIntervals - 1);
   l.interval_from = line;
 }
@@ -356,6 +428,11 @@ void access(std::uintptr_t a, unsigned size, bool write, bool atomic, std::uintp
     const std::uintptr_t total = last.end + size - last.begin;
     const std::uintptr_t chunk = total <= 8 ? 8 : kMaxVectorBytes;
     if (total <= kMaxVectorBytes && last.begin % chunk == 0) {
+      if (last.reused) {
+        last.end += size;
+        last.pc = pc;
+        return;
+      }
       last.site->warps[thread / kWarp][last.k].size[lane] = static_cast<std::uint16_t>(total);
       last.site->bytes = std::max(last.site->bytes, static_cast<unsigned>(total));
       last.end += size;
@@ -366,6 +443,20 @@ void access(std::uintptr_t a, unsigned size, bool write, bool atomic, std::uintp
   last = LastAccess{};
   const std::uint64_t key = (static_cast<std::uint64_t>(pc) << 1) | (place.shared ? 1u : 0u);
   Site& s = site_for(l, key, pc, write, atomic, size, place);
+  if (write || atomic) {
+    ++l.stores[thread];
+  } else if (s.loaded[thread] == a + 1 && s.loaded_interval[thread] == l.interval_serial &&
+             s.loaded_after_stores[thread] == l.stores[thread]) {
+    // The thread loads what it loaded here before, with no store of its own and no barrier
+    // between: nvcc keeps the value in a register (`p = p * x[i] + c[k]` in a loop reads x[i]
+    // once), so the GPU makes no request for it.
+    last = {&s, 0, a, a + size, pc, true};
+    return;
+  } else {
+    s.loaded[thread] = a + 1;
+    s.loaded_interval[thread] = l.interval_serial;
+    s.loaded_after_stores[thread] = l.stores[thread];
+  }
   ++s.totals.lanes_seen;
   const std::uint32_t k = s.executed[thread]++;
   auto& list = s.warps[thread / kWarp];
@@ -474,8 +565,9 @@ protocol::AccessProfile take() {
 // ---- the runner's interface (runner/device_checks.hpp) ----
 namespace cudalab::runner {
 
-void count_accesses(bool on, unsigned sm_count) {
+void count_accesses(bool on, unsigned sm_count, bool every_block) {
   sim::profile::active = on;
+  sim::profile::every_block = on && every_block;
   sim::profile::posed_sm_count = on ? sm_count : 0;
 }
 

@@ -23,6 +23,8 @@ extern bool active;
 extern bool counting;
 /// The SM count cudaGetDeviceProperties reports while counting (the target GPU's); 0: the host's.
 extern unsigned posed_sm_count;
+/// Count every block of a launch (`bench --profile`, beside a GPU's counters), not a sample.
+extern bool every_block;
 
 /// A launch starts: its blocks are sampled from here on.
 void launch_begin(const cudalab_sim_launch_desc& desc);

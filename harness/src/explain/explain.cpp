@@ -628,10 +628,18 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
           at.empty() ? "" : at + (f.code.empty() ? "" : fmt::format(" (`{}`)", f.code)) + ": ",
           bytes_text(r.coalesced_bytes), bytes_text(r.needed.bytes), r.coalesced_bytes / r.needed.bytes,
           reads.empty() ? "" : fmt::format(": {}", fmt::join(reads, ", ")));
-      f.fix =
-          "read each element from global memory once per block, not once per use: load a tile that several threads "
-          "need into shared memory (or registers), __syncthreads(), and let every thread use it from there; with "
-          "tiles of T×T each input is read N/T times instead of N times";
+      // Requests with few lanes: each lane's bytes cost a whole sector, whatever the reuse.
+      const bool few_lanes =
+          top != nullptr && top->requests > 0 && top->active_lanes / (kWarpLanes * top->requests) < kDivergentActive;
+      f.fix = few_lanes
+                  ? fmt::format(
+                        "its requests have {} of their lanes active, and each lane's bytes cost a whole 32-byte "
+                        "sector: fill the warps, with blocks of a multiple of 32 threads (256 is a good start), "
+                        "enough of them to cover the data, and neighbouring threads on neighbouring elements",
+                        lanes_text(top->active_lanes / (kWarpLanes * top->requests)))
+                  : "read each element from global memory once per block, not once per use: load a tile that several "
+                    "threads need into shared memory (or registers), __syncthreads(), and let every thread use it "
+                    "from there; with tiles of T×T each input is read N/T times instead of N times";
       f.ncu_metric = "dram__bytes.sum (device memory), lts__t_sectors_srcunit_tex.sum × 32 (requested from L2)";
       r.findings.push_back(std::move(f));
     }
@@ -667,6 +675,7 @@ ExplainResult explain_exercise(const Task& task, const Toolchain& toolchain, con
   call.spec.checks = true;
   call.spec.explain = true;
   call.spec.explain_sm_count = target->sms;
+  call.spec.explain_every_block = options.count_every_block;
   protocol::Reply reply;
   const CaseResult run = call_runner(
       call, {&data->buffers}, [&](std::size_t) -> const std::vector<Expected>& { return data->expected.get(); },

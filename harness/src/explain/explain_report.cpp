@@ -225,7 +225,7 @@ json explain_report_json(const std::vector<ExplainResult>& results, const std::s
              {"warps_per_sm", k.occupancy.warps_per_sm},
              {"blocks_per_sm", k.occupancy.blocks_per_sm},
              {"limit", occupancy_limit_name(k.occupancy.limit)},
-             {"ncu_metric", "sm__maxwarps_per_active_cycle_pct (theoretical), launch__occupancy_limit_*"}}},
+             {"ncu_metric", "sm__maximum_warps_per_active_cycle_pct (theoretical), launch__occupancy_limit_*"}}},
            {"blocks", k.blocks},
            {"counted_blocks", k.counted_blocks},
            {"active_sms", k.active_sms},
@@ -270,7 +270,7 @@ json explain_report_json(const std::vector<ExplainResult>& results, const std::s
            {shared ? "wavefronts_per_request" : "sectors_per_request", l.requests > 0 ? l.units / l.requests : 0.0},
            {"ideal_per_request", l.requests > 0 ? l.ideal_units / l.requests : 0.0},
            {"ncu_metric", shared ? fmt::format("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{}.sum / "
-                                               "smsp__inst_executed_op_shared_{}.sum",
+                                               "smsp__sass_inst_executed_op_shared_{}.sum",
                                                op, op)
                                  : fmt::format("l1tex__t_sectors_pipe_lsu_mem_global_op_{0}.sum / "
                                                "l1tex__t_requests_pipe_lsu_mem_global_op_{0}.sum",

@@ -266,7 +266,8 @@ void to_json(json& j, const Spec& s) {
            {"case_markers", s.case_markers},
            {"page_locked_check", s.page_locked_check},
            {"explain", s.explain},
-           {"explain_sm_count", s.explain_sm_count}};
+           {"explain_sm_count", s.explain_sm_count},
+           {"explain_every_block", s.explain_every_block}};
 }
 
 void from_json(const json& j, Spec& s) {
@@ -309,6 +310,7 @@ void from_json(const json& j, Spec& s) {
   s.case_markers = j.contains("case_markers") && bool_field(j, "case_markers");
   s.page_locked_check = j.contains("page_locked_check") && bool_field(j, "page_locked_check");
   s.explain = j.contains("explain") && bool_field(j, "explain");
+  s.explain_every_block = j.contains("explain_every_block") && bool_field(j, "explain_every_block");
   s.explain_sm_count = j.contains("explain_sm_count")
                            ? static_cast<unsigned>(std::min<std::size_t>(count_field(j, "explain_sm_count"), 4096))
                            : 0;

@@ -1,0 +1,23 @@
+// explain: uncoalesced | 15 | neighbouring threads read addresses N floats apart
+// One thread per row: each thread walks its own row, so at every step the 32 lanes of a warp read
+// 32 floats N floats apart (one from each of 32 rows): 32 sectors of 32 bytes for 128 useful
+// bytes, where a warp per row reads 32 neighbouring floats in 4 sectors. The right norms, read
+// the wrong way round.
+#include <cuda_runtime.h>
+
+constexpr int THREADS = 256;
+
+__global__ void row_norms(const float* A, float* norms, int M, int N) {
+  const int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= M) return;
+  float sum = 0.0f;
+  for (int c = 0; c < N; ++c) {
+    const float v = A[row * N + c];
+    sum += v * v;
+  }
+  norms[row] = sqrtf(sum);
+}
+
+void solve(const float* A, float* norms, int M, int N) {
+  row_norms<<<(M + THREADS - 1) / THREADS, THREADS>>>(A, norms, M, N);
+}

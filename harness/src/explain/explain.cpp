@@ -49,6 +49,9 @@ constexpr double kLowOccupancy = 0.25;
 /// Traffic: the coalesced traffic is at least 4 times what the task needs. Tiled kernels re-read
 /// their inputs a few times (once per tile of the other operand); 4 and more means no reuse.
 constexpr double kTrafficRatio = 4.0;
+/// A grid that leaves SMs idle is a finding only for kernels that run longer than this: a shorter
+/// one (a small problem: the 192×160 matmul's 9 blocks) takes about a launch's time whatever its grid.
+constexpr double kGridMattersSeconds = 10e-6;
 /// A finding must cost at least this share of the estimated time: what costs less is noise of
 /// the estimate (a tail, an edge, one thread writing a block's result).
 constexpr double kMinCostShare = 0.05;
@@ -234,6 +237,14 @@ std::string line_text(const ExplainResult& r, const SourcePlace& place) {
   return text;
 }
 
+/// The line that launches a kernel (`name<<<`), or none.
+SourcePlace launch_place(const ExplainResult& r, const KernelExplain& k) {
+  const std::string name = k.kernel.substr(0, k.kernel.find('<'));
+  const std::regex launch("\\b" + regex_quoted(name) + "\\b[^;]*<<<");
+  if (const int line = find_line(r.source, launch); line > 0) return {r.source.string(), line};
+  return {};
+}
+
 /// Where a kernel's occupancy is decided: the declaration of its largest shared array when
 /// shared memory limits it, else its launch (the block size; registers follow from the code).
 SourcePlace occupancy_place(const ExplainResult& r, const KernelExplain& k) {
@@ -252,10 +263,7 @@ SourcePlace occupancy_place(const ExplainResult& r, const KernelExplain& k) {
       }
     }
   }
-  const std::string name = k.kernel.substr(0, k.kernel.find('<'));
-  const std::regex launch("\\b" + regex_quoted(name) + "\\b[^;]*<<<");
-  if (const int line = find_line(r.source, launch); line > 0) return {r.source.string(), line};
-  return {};
+  return launch_place(r, k);
 }
 
 /// The lines, kernels and findings of a run that counted (`profile`, `records`).
@@ -579,6 +587,35 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
         at.empty() ? "" : at + ": ", k.kernel, k.occupancy.warps_per_sm, t.max_warps_per_sm,
         percent(k.occupancy.fraction), occupancy_limit_name(k.occupancy.limit), why, percent(kLowOccupancy));
     f.ncu_metric = "sm__warps_active.avg.pct_of_peak_sustained_active (achieved), launch__occupancy_limit_*";
+    r.findings.push_back(std::move(f));
+  }
+  // A grid too small for the GPU: most SMs have no block to run.
+  for (const auto& m : models) {
+    const KernelExplain& k = *m.k;
+    if (k.blocks == 0 || k.launches == 0 || 2 * k.active_sms >= t.sms) continue;
+    if (k.estimate.total() / static_cast<double>(k.launches) < kGridMattersSeconds) continue;
+    const double cost =
+        saved(m, estimate(t, t.sms, k.global_bytes, k.shared_wavefronts, k.requests, m.flops, k.occupancy.fraction));
+    if (cost < matters) continue;
+    ExplainFinding f;
+    f.kind = ExplainKind::occupancy;
+    f.kernel = k.kernel;
+    f.value = k.active_sms;
+    f.ideal = t.sms;
+    f.unit = "SMs with a block to run";
+    f.cost_s = cost;
+    f.place = launch_place(r, k);
+    const std::string at = at_text(f.place);
+    const std::uint64_t per_launch = k.blocks / k.launches;
+    f.message = fmt::format(
+        "{}kernel '{}' launches {} block{}: {} of the {} SMs of the {} have work, the others idle (the grid's blocks "
+        "are what SMs run; one block runs on one SM)",
+        at.empty() ? "" : at + ": ", k.kernel, per_launch, per_launch == 1 ? "" : "s", k.active_sms, t.sms, t.name);
+    f.fix =
+        "launch enough blocks to fill the GPU: give the work more threads (one per element, or a warp per row "
+        "instead of a thread), (n + 255) / 256 blocks of 256; for a grid-stride loop, a few blocks per SM (the SM "
+        "count is cudaDevAttrMultiProcessorCount)";
+    f.ncu_metric = "launch__grid_size, launch__waves_per_multiprocessor";
     r.findings.push_back(std::move(f));
   }
   // Traffic beyond the task's minimum that coalescing alone would not remove.

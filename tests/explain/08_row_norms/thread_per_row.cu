@@ -1,8 +1,8 @@
+// explain: occupancy | 22 | launch enough blocks to fill the GPU
 // explain: uncoalesced | 15 | neighbouring threads read addresses N floats apart
-// One thread per row: each thread walks its own row, so at every step the 32 lanes of a warp read
-// 32 floats N floats apart (one from each of 32 rows): 32 sectors of 32 bytes for 128 useful
-// bytes, where a warp per row reads 32 neighbouring floats in 4 sectors. The right norms, read
-// the wrong way round.
+// One thread per row: each thread walks its own row, so a warp's 32 lanes read 32 floats N apart
+// (32 sectors for 128 useful bytes; a warp per row reads them in 4), and 1027 rows are 5 blocks.
+// The right norms, read the wrong way round.
 #include <cuda_runtime.h>
 
 constexpr int THREADS = 256;

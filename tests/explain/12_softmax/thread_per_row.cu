@@ -1,11 +1,11 @@
+// explain: occupancy | 29 | launch enough blocks to fill the GPU
 // explain: uncoalesced | 19 | neighbouring threads read addresses N floats apart (N=1021)
 // explain: uncoalesced | 21 | neighbouring threads read addresses N floats apart (N=1021)
 // explain: uncoalesced | 23 | neighbouring threads read addresses N floats apart (N=1021)
 // explain: uncoalesced | 24 | neighbouring threads write addresses N floats apart (N=1021)
-// One thread per row, with the max trick: each thread walks its row three times (max, sum of
-// exponentials, output). At every step the 32 lanes of a warp touch 32 floats N floats apart, one
-// from each of 32 rows: 32 sectors for 128 useful bytes, in each of the three loops and in the
-// stores. A warp per row (as in 08_row_norms) reads and writes 32 neighbouring floats at a time.
+// One thread per row, with the max trick: each thread walks its row three times (max, sum, output),
+// a warp's 32 lanes touching 32 floats N apart: 32 sectors for 128 useful bytes, in each loop and
+// the stores; and 1027 rows are 5 blocks. A warp per row (as in 08_row_norms) fixes both.
 #include <cuda_runtime.h>
 
 constexpr int THREADS = 256;

@@ -260,6 +260,10 @@ int run_bench(const BenchArgs& args, const std::string& command_line) {
   auto gpu = make_gpu_toolchain(config);
   std::string why;
   if (!gpu->available(why)) {
+    if (args.profile) {
+      throw SetupError("cudalab bench --profile reads a GPU's counters, and there is none here (" +
+                       gpu_problem_in_words(why) + "); `cudalab explain` counts the same on the CPU simulator");
+    }
     throw SetupError("cudalab bench times kernels on a GPU, and there is none here (" + gpu_problem_in_words(why) +
                      "); `cudalab check` runs on the CPU simulator");
   }

@@ -5,6 +5,7 @@
 #include <regex>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "cudalab/detail/process.hpp"
 
@@ -285,6 +286,30 @@ TEST(Cli, BenchOfTheSolutionMeasuresTheReferenceSolution) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.find("not measured"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("01_increment,"), std::string::npos) << r.output;
+}
+
+// Without a GPU, --profile says what it needs and what counts the same without one; with a GPU,
+// its JSON sets both sides of every kernel beside each other (or says why there are no counters).
+TEST(Cli, ProfileNeedsAGpuAndNamesExplainWithoutOne) {
+  REQUIRE_SOLUTIONS();
+  auto r = cli({"bench", "9", "--solution", "--profile", "--json"});
+  if (r.output.find("there is none here") == std::string::npos) {
+    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 2) << r.output;
+    const auto json_start = r.output.find("{\n");
+    ASSERT_NE(json_start, std::string::npos) << r.output;
+    const auto j = nlohmann::json::parse(r.output.substr(json_start, r.output.rfind('}') - json_start + 1));
+    const auto& p = j["profiles"][0];
+    if (r.exit_code == 2) {
+      EXPECT_FALSE(p["problem"].get<std::string>().empty()) << r.output;
+    } else {
+      EXPECT_EQ(p["kernels"][0]["kernel"], "transpose_tiles") << r.output;
+      EXPECT_TRUE(p["kernels"][0]["differ"].empty()) << r.output;
+    }
+    return;
+  }
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--profile reads a GPU's counters"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("`cudalab explain` counts the same on the CPU simulator"), std::string::npos) << r.output;
 }
 
 TEST(Cli, Tf32IsOnlyForExercisesWithATensorCoreTier) {

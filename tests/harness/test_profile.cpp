@@ -265,6 +265,32 @@ TEST(ProfileReport, JsonAndMarkdownCarryBothSides) {
       << all[3];
 }
 
+TEST(ProfileReport, InstantiationsTheSimulatorNamesAsOneAreAddedUpOnBothSides) {
+  ProfileResult r;
+  r.task = find_task("15_reduce_any");
+  r.source = "/tmp/x/kernel.cu";
+  for (const char* name : {"reduce<Sum>", "reduce<Max>", "reduce<Min>"}) {
+    KernelCounters k;
+    k.kernel = name;
+    k.launches = 1;
+    k.global_loads = {100, 400, 0};
+    r.measured.push_back(k);
+  }
+  KernelCounters sim;
+  sim.kernel = "reduce<Op>";  // as the launch is written in the template
+  sim.launches = 3;
+  sim.global_loads = {300, 1200, 1200};
+  r.predicted.push_back(sim);
+  const json j = profile_report_json({r});
+  const json& kernels = j["profiles"][0]["kernels"];
+  ASSERT_EQ(kernels.size(), 1U) << kernels.dump(2);
+  EXPECT_EQ(kernels[0]["kernel"], "reduce<…>");
+  EXPECT_DOUBLE_EQ(kernels[0]["gpu"]["global_loads"]["requests"].get<double>(), 300);
+  EXPECT_EQ(kernels[0]["gpu"]["launches"], 3);
+  EXPECT_DOUBLE_EQ(kernels[0]["simulator"]["global_loads"]["requests"].get<double>(), 300);
+  EXPECT_TRUE(kernels[0]["differ"].empty());
+}
+
 TEST(ProfileReport, NoCountersIsSaidInsteadOfATable) {
   ProfileResult r = made_up_result(32.0);
   r.measured.clear();

@@ -47,25 +47,94 @@ std::string display_path(const fs::path& p) {
 
 std::string identifier(const std::string& name) { return name.substr(0, name.find('<')); }
 
-/// The GPU's kernels paired with the simulator's, by name in launch order; a kernel only one side
-/// saw is paired with nullptr.
-std::vector<std::pair<const KernelCounters*, const KernelCounters*>> paired(const ProfileResult& r) {
+/// `k` added into `into`: counts summed, ratios weighted by launches.
+void add_into(KernelCounters& into, const KernelCounters& k) {
+  const double before = static_cast<double>(into.launches);
+  const double added = static_cast<double>(k.launches);
+  auto sum = [](AccessCount& a, const AccessCount& b) {
+    a.requests += b.requests;
+    a.units += b.units;
+    a.ideal += b.ideal;
+  };
+  sum(into.global_loads, k.global_loads);
+  sum(into.global_stores, k.global_stores);
+  sum(into.shared_loads, k.shared_loads);
+  sum(into.shared_stores, k.shared_stores);
+  auto average = [&](std::optional<double>& a, const std::optional<double>& b) {
+    if (b) a = before + added > 0 ? (a.value_or(*b) * before + *b * added) / (before + added) : *b;
+  };
+  average(into.theoretical_occupancy, k.theoretical_occupancy);
+  average(into.achieved_occupancy, k.achieved_occupancy);
+  average(into.active_lanes, k.active_lanes);
+  average(into.branch_uniformity, k.branch_uniformity);
+  average(into.dram_peak_share, k.dram_peak_share);
+  if (k.dram_bytes) into.dram_bytes = into.dram_bytes.value_or(0) + *k.dram_bytes;
+  if (k.duration_s) into.duration_s = into.duration_s.value_or(0) + *k.duration_s;
+  if (k.registers) into.registers = std::max(into.registers.value_or(0), *k.registers);
+  into.launches += k.launches;
+}
+
+/// The GPU's kernels beside the simulator's, by name in launch order; a kernel only one side saw
+/// stands beside nothing (nullptr).
+struct Pairs {
+  std::vector<KernelCounters> merged;  // kernels added up by identifier (owned here)
   std::vector<std::pair<const KernelCounters*, const KernelCounters*>> pairs;
+};
+
+/// The pairs of `r`. Where the two sides saw different numbers of kernels of one identifier (the
+/// simulator names a template kernel as its launch is written, `reduce<Op>`, for every
+/// instantiation; the GPU names each, `reduce<Sum>`), each side's are added up into one.
+Pairs paired(const ProfileResult& r) {
+  Pairs out;
+  out.merged.reserve(r.measured.size() + r.predicted.size());
+  auto count = [](const std::vector<KernelCounters>& ks, const std::string& id) {
+    return std::ranges::count_if(ks, [&](const KernelCounters& k) { return identifier(k.kernel) == id; });
+  };
+  auto merge = [&](const std::vector<KernelCounters>& ks, const std::string& id) -> const KernelCounters* {
+    KernelCounters sum;
+    bool first = true;
+    for (const auto& k : ks) {
+      if (identifier(k.kernel) != id) continue;
+      if (first) {
+        sum = k;
+        first = false;
+      } else {
+        add_into(sum, k);
+      }
+    }
+    sum.kernel = id + "<…>";
+    out.merged.push_back(std::move(sum));
+    return &out.merged.back();
+  };
   std::vector<bool> used(r.predicted.size(), false);
+  std::vector<std::string> merged_ids;
   for (const auto& m : r.measured) {
+    const std::string id = identifier(m.kernel);
+    const auto gpu_count = count(r.measured, id);
+    const auto sim_count = count(r.predicted, id);
+    if (sim_count > 0 && gpu_count != sim_count) {
+      if (std::ranges::find(merged_ids, id) != merged_ids.end()) continue;
+      merged_ids.push_back(id);
+      for (std::size_t i = 0; i < r.predicted.size(); ++i) {
+        if (identifier(r.predicted[i].kernel) == id) used[i] = true;
+      }
+      const KernelCounters* gpu = merge(r.measured, id);
+      out.pairs.emplace_back(gpu, merge(r.predicted, id));
+      continue;
+    }
     const KernelCounters* match = nullptr;
     for (std::size_t i = 0; i < r.predicted.size() && match == nullptr; ++i) {
-      if (!used[i] && identifier(r.predicted[i].kernel) == identifier(m.kernel)) {
+      if (!used[i] && identifier(r.predicted[i].kernel) == id) {
         used[i] = true;
         match = &r.predicted[i];
       }
     }
-    pairs.emplace_back(&m, match);
+    out.pairs.emplace_back(&m, match);
   }
   for (std::size_t i = 0; i < r.predicted.size(); ++i) {
-    if (!used[i]) pairs.emplace_back(nullptr, &r.predicted[i]);
+    if (!used[i]) out.pairs.emplace_back(nullptr, &r.predicted[i]);
   }
-  return pairs;
+  return out;
 }
 
 /// One row's numbers: the GPU's, the simulator's, done well; and whether the first two are compared.
@@ -180,7 +249,8 @@ void write_profile_report(std::ostream& out, const std::vector<ProfileResult>& r
     }
     if (!r.problem.empty())
       out << "  " << paint(style.color, fg(fmt::color::yellow), "no counters: ") << r.problem << '\n';
-    const auto pairs = paired(r);
+    const Pairs both = paired(r);
+    const auto& pairs = both.pairs;
     for (const auto& [gpu, sim] : pairs) {
       const KernelCounters& k = gpu != nullptr ? *gpu : *sim;
       out << "\n  " << paint(style.color, fmt::emphasis::bold, kernel_title(k));
@@ -192,6 +262,7 @@ void write_profile_report(std::ostream& out, const std::vector<ProfileResult>& r
         auto cell = [&](const std::optional<double>& v) { return v ? row.text(*v) : std::string("—"); };
         std::string line = fmt::format("    {:<40} {:>12} {:>12} {:>12}", row.label, cell(row.gpu), cell(row.sim),
                                        row.ideal ? row.text(*row.ideal) : std::string());
+        while (!line.empty() && line.back() == ' ') line.pop_back();
         if (row_differs(row)) line += "  " + paint(style.color, fg(fmt::color::yellow), "≠");
         out << line << '\n';
       }
@@ -234,7 +305,8 @@ json profile_report_json(const std::vector<ProfileResult>& results) {
   json all = json::array();
   for (const auto& r : results) {
     json kernels = json::array();
-    for (const auto& [gpu, sim] : paired(r)) {
+    const Pairs both = paired(r);
+    for (const auto& [gpu, sim] : both.pairs) {
       json k = {{"kernel", gpu != nullptr ? gpu->kernel : sim->kernel}};
       k["gpu"] = gpu != nullptr ? counters_json(*gpu) : json(nullptr);
       k["simulator"] = sim != nullptr ? counters_json(*sim) : json(nullptr);
@@ -278,7 +350,8 @@ void write_profile_markdown(std::ostream& out, const std::vector<ProfileResult>&
                          r.problem.empty() ? verdict_title(r.verdict) : r.problem);
       continue;
     }
-    for (const auto& [gpu, sim] : paired(r)) {
+    const Pairs both = paired(r);
+    for (const auto& [gpu, sim] : both.pairs) {
       const auto rows = rows_of(gpu, sim);
       auto cell = [&](const std::string& label) {
         const auto it = std::ranges::find(rows, label, &Row::label);

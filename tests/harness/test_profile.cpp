@@ -64,6 +64,8 @@ TEST(NcuLog, ReadsEachKernelOfARealLogAddingUpItsLaunches) {
   // t[threadIdx.x][threadIdx.y]: 32 wavefronts per request; the load beside it 1.
   EXPECT_DOUBLE_EQ(*conflict.shared_stores.per_request(), 32.0);
   EXPECT_DOUBLE_EQ(*conflict.shared_loads.per_request(), (32.0 + 1.0) / 2);
+  EXPECT_DOUBLE_EQ(conflict.shared_stores.conflicts, 992);  // 31 extra wavefronts in each of 32 requests
+  EXPECT_DOUBLE_EQ(conflict.shared_loads.conflicts, 992);
   EXPECT_DOUBLE_EQ(*conflict.theoretical_occupancy, 1.0);
   EXPECT_NEAR(*conflict.active_lanes, 32.0, 1e-9);
   EXPECT_NEAR(*log.kernels[2].active_lanes, 23.27, 1e-9);
@@ -172,6 +174,8 @@ TEST(SimulatedCounters, AnUnpaddedTileConflictsOnItsColumnReadsOnly) {
   EXPECT_NEAR(*k.shared_stores.per_request(), 1.0, 0.05);
   EXPECT_GT(*k.shared_loads.per_request(), 28.0);
   EXPECT_NEAR(*k.shared_loads.ideal_per_request(), 1.0, 0.05);
+  EXPECT_NEAR(k.shared_loads.conflicts, k.shared_loads.units - k.shared_loads.requests, 1.0);
+  EXPECT_NEAR(k.shared_stores.conflicts, 0.0, 1.0);
   // Global memory both ways in whole rows: 32 floats in 4 sectors, 5 where a row does not start
   // on 32 bytes (the representative matrix has an odd width), as done well.
   EXPECT_NEAR(*k.global_loads.per_request(), *k.global_loads.ideal_per_request(), 0.05);
@@ -328,6 +332,7 @@ TEST(ProfileOnGpu, TheSimulatorCountsWhatTheHardwareCountsForAnUnpaddedTile) {
   const KernelCounters& simulated = r.predicted.front();
   EXPECT_NEAR(*hw.shared_loads.per_request(), *simulated.shared_loads.per_request(), 0.1);
   EXPECT_NEAR(*hw.shared_stores.per_request(), *simulated.shared_stores.per_request(), 0.1);
+  EXPECT_NEAR(hw.shared_loads.conflicts, simulated.shared_loads.conflicts, 0.01 * hw.shared_loads.conflicts);
   EXPECT_NEAR(*hw.global_loads.per_request(), *simulated.global_loads.per_request(), 0.1);
   EXPECT_NEAR(*hw.global_stores.per_request(), *simulated.global_stores.per_request(), 0.1);
   EXPECT_NEAR(*hw.theoretical_occupancy, *simulated.theoretical_occupancy, 0.01);

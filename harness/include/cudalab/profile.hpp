@@ -31,6 +31,9 @@ struct AccessCount {
   double requests = 0;  ///< warp-level requests (memory instructions executed by a warp)
   double units = 0;     ///< sectors (global) or wavefronts (shared) they took
   double ideal = 0;     ///< units the same bytes would take done well (the simulator's; 0 from ncu)
+  /// Shared memory: the wavefronts bank conflicts added (ncu's conflict counter; the simulator's
+  /// wavefronts beyond the ideal).
+  double conflicts = 0;
 
   /// Units per request; nullopt where there were no requests.
   [[nodiscard]] std::optional<double> per_request() const;

@@ -34,6 +34,8 @@ constexpr const char* kSharedLoadRequests = "smsp__sass_inst_executed_op_shared_
 constexpr const char* kSharedLoadWavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
 constexpr const char* kSharedStoreRequests = "smsp__sass_inst_executed_op_shared_st.sum";
 constexpr const char* kSharedStoreWavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
+constexpr const char* kSharedLoadConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
+constexpr const char* kSharedStoreConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
 constexpr const char* kTheoreticalOccupancy = "sm__maximum_warps_per_active_cycle_pct";
 constexpr const char* kAchievedOccupancy = "sm__warps_active.avg.pct_of_peak_sustained_active";
 constexpr const char* kActiveLanes = "smsp__thread_inst_executed_per_inst_executed.ratio";
@@ -154,6 +156,8 @@ void add_launch(KernelCounters& k, const std::map<std::string, double>& v, doubl
   sum(k.shared_loads.units, kSharedLoadWavefronts);
   sum(k.shared_stores.requests, kSharedStoreRequests);
   sum(k.shared_stores.units, kSharedStoreWavefronts);
+  sum(k.shared_loads.conflicts, kSharedLoadConflicts);
+  sum(k.shared_stores.conflicts, kSharedStoreConflicts);
   const double duration = get(kDuration).value_or(0) * 1e-9;  // ns, as --print-units base gives it
   const double w = std::max(duration, 1e-12);
   auto average = [&](std::optional<double>& into, std::optional<double> value, double scale) {
@@ -241,6 +245,8 @@ const std::vector<std::string>& profile_metrics() {
                                                    kSharedLoadWavefronts,
                                                    kSharedStoreRequests,
                                                    kSharedStoreWavefronts,
+                                                   kSharedLoadConflicts,
+                                                   kSharedStoreConflicts,
                                                    kTheoreticalOccupancy,
                                                    kAchievedOccupancy,
                                                    kActiveLanes,
@@ -341,6 +347,7 @@ std::vector<KernelCounters> simulated_counters(const ExplainResult& explained) {
       a.requests += l.requests;
       a.units += l.units;
       a.ideal += l.ideal_units;
+      if (l.space == MemorySpace::shared) a.conflicts += l.units - l.ideal_units;
     }
     out.push_back(std::move(c));
   }

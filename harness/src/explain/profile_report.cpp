@@ -55,6 +55,7 @@ void add_into(KernelCounters& into, const KernelCounters& k) {
     a.requests += b.requests;
     a.units += b.units;
     a.ideal += b.ideal;
+    a.conflicts += b.conflicts;
   };
   sum(into.global_loads, k.global_loads);
   sum(into.global_stores, k.global_stores);
@@ -165,6 +166,10 @@ std::vector<Row> rows_of(const KernelCounters* gpu, const KernelCounters* sim) {
     if (k == nullptr) return std::nullopt;
     return k->global_loads.requests + k->global_stores.requests + k->shared_loads.requests + k->shared_stores.requests;
   };
+  auto conflicts = [](const KernelCounters* k) -> std::optional<double> {
+    if (k == nullptr || k->shared_loads.requests + k->shared_stores.requests <= 0) return std::nullopt;
+    return k->shared_loads.conflicts + k->shared_stores.conflicts;
+  };
   auto registers = [](const KernelCounters* k) -> std::optional<double> {
     if (k == nullptr || !k->registers) return std::nullopt;
     return *k->registers;
@@ -179,6 +184,7 @@ std::vector<Row> rows_of(const KernelCounters* gpu, const KernelCounters* sim) {
        ideal(&K::shared_loads), ratio_text, true},
       {"shared stores: wavefronts per request", per(gpu, &K::shared_stores), per(sim, &K::shared_stores),
        ideal(&K::shared_stores), ratio_text, true},
+      {"shared bank conflicts (extra wavefronts)", conflicts(gpu), conflicts(sim), 0.0, count_text, true},
       {"memory requests (warp instructions)", requests(gpu), requests(sim), std::nullopt, count_text, true},
       {"registers per thread", registers(gpu), registers(sim), std::nullopt, count_text, false},
       {"occupancy, theoretical", field(gpu, &K::theoretical_occupancy), field(sim, &K::theoretical_occupancy),
@@ -203,7 +209,7 @@ std::string kernel_title(const KernelCounters& k) {
 }
 
 json access_json(const AccessCount& a) {
-  json j = {{"requests", a.requests}, {"units", a.units}};
+  json j = {{"requests", a.requests}, {"units", a.units}, {"conflicts", a.conflicts}};
   if (const auto p = a.per_request()) j["per_request"] = *p;
   if (const auto p = a.ideal_per_request()) j["ideal_per_request"] = *p;
   return j;

@@ -87,9 +87,10 @@ const ExportManifest& export_manifest() {
       {"README.md", "CMakeLists.txt", "CMakePresets.json", ".clang-format", ".clang-tidy", ".gitignore", "cudalab",
        ".ci", "cmake", "harness", "exercises", "docs", "bench", "tests", "scripts/setup.sh", "scripts/test.sh",
        "scripts/debian-packages.txt", ".devcontainer"},
-      // tests/sanitize: its correct kernels are whole solutions of 04 and 05.
-      {"solutions", "grading", "tests/grading", "tests/wrong", "tests/sanitize", "bench/sim", "scripts/device.sh",
-       "scripts/gpu_acceptance.py"},
+      // tests/sanitize: its correct kernels are whole solutions of 04 and 05; tests/explain: its slow
+      // kernels are right ones, whole solutions of nearly every exercise.
+      {"solutions", "grading", "tests/grading", "tests/wrong", "tests/sanitize", "tests/explain", "bench/sim",
+       "scripts/device.sh", "scripts/gpu_acceptance.py"},
       {{"grading/ci/github-actions.yml", ".github/workflows/cudalab.yml"},
        {"grading/ci/gitlab-ci.yml", ".gitlab-ci.yml"},
        {"grading/ci/student-check.sh", ".ci/student-check.sh"}},

@@ -154,8 +154,8 @@ TEST_F(ExportTest, DistributionHasTheSkeletonsAndNoSolution) {
   EXPECT_EQ(slurp(out / ".gitlab-ci.yml"), slurp(kSource / "grading/ci/gitlab-ci.yml"));
 
   // Nothing that reveals a solution or the grading.
-  for (const char* gone : {"solutions", "grading", "tests/grading", "tests/wrong", "tests/sanitize", "bench/sim",
-                           "scripts/device.sh", "scripts/gpu_acceptance.py", "build"}) {
+  for (const char* gone : {"solutions", "grading", "tests/grading", "tests/wrong", "tests/sanitize", "tests/explain",
+                           "bench/sim", "scripts/device.sh", "scripts/gpu_acceptance.py", "build"}) {
     EXPECT_FALSE(fs::exists(out / gone)) << gone;
   }
   std::set<std::string> solution_texts;

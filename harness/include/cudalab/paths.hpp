@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cudalab {
 
@@ -51,5 +52,10 @@ bool is_executable(const std::filesystem::path& p);
 
 /// Looks `name` up on $PATH; empty when absent.
 std::filesystem::path find_on_path(const std::string& name);
+
+/// A tool of the CUDA toolkit (compute-sanitizer, ncu): the path in $`env_var` where it is set,
+/// else `name` on $PATH, else the first executable of `usual_places`; empty when none is.
+std::filesystem::path find_tool(const char* env_var, const std::string& name,
+                                const std::vector<std::filesystem::path>& usual_places);
 
 }  // namespace cudalab

@@ -1041,13 +1041,8 @@ std::pair<std::vector<Case>, std::vector<std::size_t>> small_cases(const Exercis
 
 /// compute-sanitizer: CUDALAB_COMPUTE_SANITIZER, else on PATH, else the toolkit's usual place.
 fs::path find_compute_sanitizer() {
-  if (const char* env = std::getenv("CUDALAB_COMPUTE_SANITIZER"); env != nullptr && *env != '\0') return env;
-  if (fs::path p = find_on_path("compute-sanitizer"); !p.empty()) return p;
-  for (const char* p :
-       {"/usr/local/cuda/bin/compute-sanitizer", "/usr/local/cuda/compute-sanitizer/compute-sanitizer"}) {
-    if (is_executable(p)) return p;
-  }
-  return {};
+  return find_tool("CUDALAB_COMPUTE_SANITIZER", "compute-sanitizer",
+                   {"/usr/local/cuda/bin/compute-sanitizer", "/usr/local/cuda/compute-sanitizer/compute-sanitizer"});
 }
 
 /// The sanitize runs' last step on the simulator: the small cases that passed run again with each

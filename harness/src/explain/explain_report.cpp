@@ -20,10 +20,6 @@ constexpr std::size_t kMaxLinesShown = 16;
 /// Barrier intervals a kernel's line lists.
 constexpr std::size_t kMaxIntervalsShown = 10;
 
-std::string paint(bool color, fmt::text_style style, const std::string& text) {
-  return color ? fmt::format(style, "{}", text) : text;
-}
-
 std::string seconds_text(double s) {
   if (s >= 1) return fmt::format("{:.2f} s", s);
   if (s >= 1e-3) return fmt::format("{:.2f} ms", s * 1e3);
@@ -54,18 +50,6 @@ std::string intervals_text(const KernelExplain& k) {
   }
   return fmt::format("lanes active between barriers (by line): {}{}", fmt::join(parts, ", "),
                      k.intervals.size() > kMaxIntervalsShown ? fmt::format(", … ({} in all)", k.intervals.size()) : "");
-}
-
-std::string display_path(const fs::path& p) {
-  std::error_code ec;
-  auto rel = fs::relative(p, fs::current_path(ec), ec);
-  return (ec || rel.empty() || rel.string().starts_with("..")) ? p.string() : rel.string();
-}
-
-std::string triple(const std::array<unsigned, 3>& v) {
-  if (v[2] > 1) return fmt::format("({},{},{})", v[0], v[1], v[2]);
-  if (v[1] > 1) return fmt::format("({},{})", v[0], v[1]);
-  return fmt::format("{}", v[0]);
 }
 
 std::string at_text(const SourcePlace& place) {

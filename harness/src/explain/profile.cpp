@@ -355,16 +355,13 @@ std::vector<KernelCounters> simulated_counters(const ExplainResult& explained) {
 }
 
 fs::path find_ncu() {
-  if (const char* env = std::getenv("CUDALAB_NCU"); env != nullptr && *env != '\0') return env;
-  if (fs::path p = find_on_path("ncu"); !p.empty()) return p;
-  if (is_executable("/usr/local/cuda/bin/ncu")) return "/usr/local/cuda/bin/ncu";
+  std::vector<fs::path> places = {"/usr/local/cuda/bin/ncu"};
+  std::vector<fs::path> versions;  // /opt/nvidia/nsight-compute/<version>/ncu, the newest first
   std::error_code ec;
-  std::vector<fs::path> found;
-  for (const auto& e : fs::directory_iterator("/opt/nvidia/nsight-compute", ec)) {
-    if (is_executable(e.path() / "ncu")) found.push_back(e.path() / "ncu");
-  }
-  std::ranges::sort(found);
-  return found.empty() ? fs::path() : found.back();  // the newest version
+  for (const auto& e : fs::directory_iterator("/opt/nvidia/nsight-compute", ec)) versions.push_back(e.path() / "ncu");
+  std::ranges::sort(versions, std::greater<>{});
+  places.insert(places.end(), versions.begin(), versions.end());
+  return find_tool("CUDALAB_NCU", "ncu", places);
 }
 
 std::string target_for_device(std::string_view device_name) {

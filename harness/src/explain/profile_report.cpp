@@ -21,28 +21,12 @@ namespace {
 /// for ratios near zero).
 constexpr double kAgreement = 0.10;
 
-std::string paint(bool color, fmt::text_style style, const std::string& text) {
-  return color ? fmt::format(style, "{}", text) : text;
-}
-
 bool agree(double a, double b) { return std::abs(a - b) <= kAgreement * std::max(std::abs(a), std::abs(b)) + 0.01; }
-
-std::string triple(const std::array<unsigned, 3>& v) {
-  if (v[2] > 1) return fmt::format("({},{},{})", v[0], v[1], v[2]);
-  if (v[1] > 1) return fmt::format("({},{})", v[0], v[1]);
-  return fmt::format("{}", v[0]);
-}
 
 std::string seconds_text(double s) {
   if (s >= 1e-3) return fmt::format("{:.2f} ms", s * 1e3);
   if (s >= 1e-6) return fmt::format("{:.1f} µs", s * 1e6);
   return fmt::format("{:.0f} ns", s * 1e9);
-}
-
-std::string display_path(const fs::path& p) {
-  std::error_code ec;
-  auto rel = fs::relative(p, fs::current_path(ec), ec);
-  return (ec || rel.empty() || rel.string().starts_with("..")) ? p.string() : rel.string();
 }
 
 std::string identifier(const std::string& name) { return name.substr(0, name.find('<')); }

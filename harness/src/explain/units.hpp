@@ -1,9 +1,13 @@
-// Quantities as explain's findings and report write them: "10.33 MB", "4 KiB".
+// Texts explain's findings and the reports of explain and `bench --profile` share: quantities
+// ("10.33 MB", "4 KiB"), launch shapes, paths, colours.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <filesystem>
 #include <string>
 
+#include <fmt/color.h>
 #include <fmt/format.h>
 
 namespace cudalab {
@@ -20,6 +24,25 @@ inline std::string bytes_text(double bytes) {
 inline std::string kib_text(std::size_t bytes) {
   if (bytes % 1024 == 0) return fmt::format("{} KiB", bytes / 1024);
   return bytes >= 1024 ? fmt::format("{:.1f} KiB", static_cast<double>(bytes) / 1024) : fmt::format("{} bytes", bytes);
+}
+
+/// `text` in `style` where colour is on.
+inline std::string paint(bool color, fmt::text_style style, const std::string& text) {
+  return color ? fmt::format(style, "{}", text) : text;
+}
+
+/// A grid or block as a launch writes it: "256", "(32,8)", "(4,4,2)".
+inline std::string triple(const std::array<unsigned, 3>& v) {
+  if (v[2] > 1) return fmt::format("({},{},{})", v[0], v[1], v[2]);
+  if (v[1] > 1) return fmt::format("({},{})", v[0], v[1]);
+  return fmt::format("{}", v[0]);
+}
+
+/// `p` relative to the working folder where it lies below it, else as given.
+inline std::string display_path(const std::filesystem::path& p) {
+  std::error_code ec;
+  auto rel = std::filesystem::relative(p, std::filesystem::current_path(ec), ec);
+  return (ec || rel.empty() || rel.string().starts_with("..")) ? p.string() : rel.string();
 }
 
 }  // namespace cudalab

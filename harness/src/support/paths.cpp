@@ -132,4 +132,13 @@ fs::path find_on_path(const std::string& name) {
   return {};
 }
 
+fs::path find_tool(const char* env_var, const std::string& name, const std::vector<fs::path>& usual_places) {
+  if (const char* env = std::getenv(env_var); env != nullptr && *env != '\0') return env;
+  if (fs::path p = find_on_path(name); !p.empty()) return p;
+  for (const auto& p : usual_places) {
+    if (is_executable(p)) return p;
+  }
+  return {};
+}
+
 }  // namespace cudalab

@@ -38,13 +38,15 @@ class MatmulTask final : public Task {
   [[nodiscard]] const TaskInfo& info() const override { return info_; }
 
   // Tiles are usually 16 or 32 wide: shapes at tile±1, thin rows and columns, K = 1 (an outer
-  // product) and M = N = 1 (a dot product), non-square and non-power-of-two shapes.
+  // product) and M = N = 1 (a dot product), non-square and non-power-of-two shapes. Three shapes
+  // have exactly one of M, N, K off a multiple of 32 (33: off every power of two), beside a square
+  // multiple of the tile, so that a failure tied to one dimension names that dimension.
   [[nodiscard]] std::vector<Case> cases(const CaseOptions& options) const override {
     std::vector<Case> out;
-    for (const Shape s :
-         {Shape{1, 1, 1}, Shape{1, 1, 64}, Shape{1, 33, 17}, Shape{31, 1, 33}, Shape{64, 64, 1}, Shape{16, 16, 16},
-          Shape{17, 17, 17}, Shape{15, 33, 31}, Shape{32, 32, 32}, Shape{33, 31, 65}, Shape{64, 48, 80},
-          Shape{100, 1, 100}, Shape{1, 100, 100}, Shape{255, 257, 129}, Shape{256, 256, 256}}) {
+    for (const Shape s : {Shape{1, 1, 1}, Shape{1, 1, 64}, Shape{1, 33, 17}, Shape{31, 1, 33}, Shape{64, 64, 1},
+                          Shape{16, 16, 16}, Shape{17, 17, 17}, Shape{15, 33, 31}, Shape{32, 32, 32}, Shape{33, 32, 32},
+                          Shape{32, 33, 32}, Shape{32, 32, 33}, Shape{64, 64, 64}, Shape{33, 31, 65}, Shape{64, 48, 80},
+                          Shape{100, 1, 100}, Shape{1, 100, 100}, Shape{255, 257, 129}, Shape{256, 256, 256}}) {
       out.push_back(make_case(s));
     }
     // The simulator runs every thread on a CPU; its large case stays within a second or so.

@@ -1,12 +1,49 @@
 // 06_scale_2d: B = diag(s)·A — every row of an M×N matrix scaled by its own factor, with a 2D grid
 // of 2D blocks (device pointers).
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <span>
 
 #include "../task_support.hpp"
 
 namespace cudalab::tasks {
 namespace {
+
+/// The harness's poison (judge.cpp): a signalling NaN with this payload, never written since.
+bool never_written(float v) { return std::bit_cast<std::uint32_t>(v) == 0x7FA0DEADu; }
+
+/// Whether B is what a kernel leaves that puts element (r, c) at r * M + c, as if rows were M long
+/// (read from A there, or from the right place): rows overlap where N > M (one of the threads
+/// that store to an element wins) and leave gaps where N < M. Every element that some such thread
+/// stores holds s[r] times A's value for one of them; no other element was written; and some
+/// element differs from the right answer.
+bool rows_m_apart(std::size_t M, std::size_t N, std::span<const float> A, std::span<const float> s,
+                  std::span<const float> B) {
+  auto close = [](float got, double want) {
+    return std::abs(static_cast<double>(got) - want) <= 4.0 * kUnitRoundoff * std::abs(want) + kTinyFloat;
+  };
+  std::size_t telling = 0;
+  for (std::size_t p = 0; p < M * N; ++p) {
+    // The rows r whose elements r * M + c (c < N) include p.
+    const std::size_t lo = p >= N ? (p - N) / M + 1 : 0;
+    const std::size_t hi = std::min(M - 1, p / M);
+    if (lo > hi) {
+      if (!std::isnan(B[p])) return false;  // never written: still the poison, a NaN
+      continue;
+    }
+    bool explained = false;
+    for (std::size_t r = lo; r <= hi && !explained; ++r) {
+      const double f = s[r];
+      explained = close(B[p], f * A[p]) || close(B[p], f * A[r * N + (p - r * M)]);
+    }
+    if (!explained) return false;
+    const std::size_t right_row = p / N;
+    telling += close(B[p], static_cast<double>(s[right_row]) * A[p]) ? 0 : 1;
+  }
+  return telling > 0;
+}
 
 class Scale2dTask final : public Task {
  public:
@@ -92,6 +129,9 @@ class Scale2dTask final : public Task {
     const auto s = inputs.at(1).f32();
     const auto B = actual.f32();
     if (B.size() != M * N || expected.value.size() != M * N) return std::nullopt;
+    auto close = [](float got, double want) {
+      return std::abs(static_cast<double>(got) - want) <= 4.0 * kUnitRoundoff * std::abs(want) + kTinyFloat;
+    };
     // Whether B[r][c] = f(r, c) everywhere, to a few roundings.
     auto everywhere = [&](auto&& f) {
       for (std::size_t r = 0; r < M; ++r) {
@@ -117,25 +157,40 @@ class Scale2dTask final : public Task {
             "(blockIdx.y * blockDim.y + threadIdx.y), the column the x index");
       }
     }
-    if (M > 1 && N > 1) {
-      // The row index multiplied by M instead of N: the element at (r, c) read or written as if
-      // rows were M long. Told apart only where N < M: there each such element has one writer.
-      const std::size_t wrong_stride = M;
-      std::size_t ok = 0;
-      std::size_t total = 0;
-      for (std::size_t r = 0; r < M && total < 4096; ++r) {
-        for (std::size_t col = 0; col < N && total < 4096; ++col) {
-          const std::size_t at = r * wrong_stride + col;
-          if (at >= M * N || col >= M) continue;
-          ++total;
-          const double want = static_cast<double>(s[r]) * static_cast<double>(A[at]);
-          ok += std::abs(static_cast<double>(B[at]) - want) <= 4.0 * kUnitRoundoff * std::abs(want) + kTinyFloat;
+    // s indexed by the column: where N > M the columns from M on read past s's M factors, so they
+    // are written but wrong, and the columns before it hold s[column]·A. (Where N ≤ M the check
+    // above names it.) A bound that stops at M instead leaves those columns never written.
+    if (N > M) {
+      bool before_match = true;
+      for (std::size_t r = 0; r < M && before_match; ++r) {
+        for (std::size_t col = 0; col < M && before_match; ++col) {
+          const double want = static_cast<double>(s[col]) * static_cast<double>(A[r * N + col]);
+          before_match = close(B[r * N + col], want);
         }
       }
-      if (N < M && total > 16 && ok == total) {
-        return "elements are at row * M + column: in a row-major M×N matrix, row r starts at r * N "
-               "(N is the row length)";
+      bool after_written_wrong = true;
+      for (std::size_t col = M; col < N && after_written_wrong; ++col) {
+        std::size_t wrong = 0;
+        for (std::size_t r = 0; r < M; ++r) {
+          const std::size_t at = r * N + col;
+          if (never_written(B[at])) {
+            after_written_wrong = false;
+            break;
+          }
+          wrong += close(B[at], expected.value[at]) ? 0 : 1;
+        }
+        after_written_wrong = after_written_wrong && wrong > 0;
       }
+      if (before_match && after_written_wrong) {
+        return "every column from " + std::to_string(M) +
+               " on is wrong, and the columns before it hold s[column] · A: s is indexed by the column, so "
+               "columns past s's M factors read beyond its end. s holds one factor per row: use s[row], the y index "
+               "(blockIdx.y * blockDim.y + threadIdx.y)";
+      }
+    }
+    if (M > 1 && N > 1 && M != N && rows_m_apart(M, N, A, s, B)) {
+      return "elements are at row * M + column: in a row-major M×N matrix, row r starts at r * N "
+             "(N is the row length)";
     }
     return std::nullopt;
   }

@@ -2,6 +2,7 @@
 // the submission must zero.
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <utility>
 
 #if defined(_OPENMP)
@@ -144,6 +145,57 @@ class HistogramTask final : public Task {
     return cpu_threaded_name("per-thread histograms, 4 per thread");
   }
 
+  /// Bins with more counts than values and none with fewer: where the extra lies says what was
+  /// counted. Only counts left from an earlier call fit no pattern of this call's values, and
+  /// that is said as one possibility, not as the finding (this call cannot see the earlier one).
+  static std::string too_many(std::size_t n, std::size_t num_bins, std::span<const std::int32_t> got,
+                              const Expected& expected) {
+    std::int64_t extra = 0;
+    std::size_t bins_over = 0, bin = 0;
+    bool multiple = true;  // every bin is the same whole multiple k ≥ 2 of its count
+    std::int64_t k = 0;
+    for (std::size_t b = 0; b < num_bins; ++b) {
+      const auto want = static_cast<std::int64_t>(expected.value[b]);
+      const std::int64_t d = static_cast<std::int64_t>(got[b]) - want;
+      if (d > 0) extra += d, ++bins_over, bin = b;
+      if (want == 0) {
+        multiple = multiple && d == 0;
+      } else if (multiple) {
+        const std::int64_t ratio = got[b] / want;
+        multiple = got[b] % want == 0 && (k == 0 || ratio == k);
+        k = ratio;
+      }
+    }
+    const std::string total = std::to_string(extra);
+    if (bins_over == 1) {
+      const std::string b = std::to_string(bin);
+      const auto nn = static_cast<std::int64_t>(n);
+      if (extra % nn == 0) {
+        const std::int64_t per = extra / nn;
+        std::string why =
+            bin == 0 && per == 3
+                ? " That is how unpacking each 4-byte int as 4 byte-sized values goes (histogram256 reads packed "
+                  "bytes): the 3 high bytes of every value are 0 here. The values are ints: count data[i] once each."
+                : " Look for values that are not in the data: padding, a wider read unpacked into several values, "
+                  "or elements past n.";
+        return "bin " + b + " counts " + total + " too many, exactly " + std::to_string(per) + " for each of the " +
+               std::to_string(n) + " values, and every other bin is right: every value brought " + std::to_string(per) +
+               " extra count" + (per == 1 ? "" : "s") + " of " + b + " with it." + why;
+      }
+      return "bin " + b + " counts " + total + " too many and every other bin is right: something that is not one " +
+             "of the n values was counted as " + b +
+             " — padding, or elements past n (count only indices i < n), or counters that start at a value";
+    }
+    if (multiple && k >= 2) {
+      return "every bin holds exactly " + std::to_string(k) + " times its count: each value was counted " +
+             std::to_string(k) + " times — by several threads (an index that ignores blockIdx or the stride), or by " +
+             "several launches adding into bins";
+    }
+    return "the bins count " + total + " more values than there are, and no bin too few: values were counted more " +
+           "than once, or bins kept counts from before this call (an earlier call's, a __device__ array never " +
+           "reset) — zero the counters at the start of every call, and count each value once";
+  }
+
   [[nodiscard]] std::optional<std::string> diagnose(const Case& c, const std::vector<Buffer>& inputs,
                                                     const Buffer& actual, const Expected& expected) const override {
     const std::size_t n = dim_size(c, "n");
@@ -180,11 +232,7 @@ class HistogramTask final : public Task {
       too_low += d < 0 ? -d : 0;
       counted += got[b];
     }
-    if (too_high > 0 && too_low == 0) {
-      return "the bins count " + std::to_string(too_high) + " more values than there are, and no bin too few: " +
-             "bins held something before this call (an earlier call's counts, a __device__ array never reset); "
-             "zero the counters at the start of every call";
-    }
+    if (too_high > 0 && too_low == 0) return too_many(n, num_bins, got, expected);
     if (too_low == 0 || too_high > 0 || counted < 0) return std::nullopt;
     if (counted == 0) {
       return std::string(

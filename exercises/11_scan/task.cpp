@@ -26,6 +26,7 @@ class ScanTask final : public Task {
     info_.summary = "y[i] = x[0] + ... + x[i]: block scans joined by the sums of the blocks before";
     info_.teaches = "prefix sums: in-block trees, carries across blocks";
     info_.pointers = PointerKind::device;
+    info_.in_place_steps = true;  // a race in a scan step is fixed by a barrier, not an atomic
     info_.signature.params = {
         {Param::Kind::buffer, "x", DType::i32, true},
         {Param::Kind::buffer, "y", DType::i32, false},

@@ -271,6 +271,12 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
   BackendChoice backend = choose_backend(parse_backend_request(options.backend), config);
   const Toolchain& toolchain = *backend.toolchain;
   const bool on_gpu = toolchain.backend() == Backend::gpu;
+  // The checked run, as `cudalab check` makes it: the simulator's checked build at the small
+  // sizes, whose findings (races, out-of-bounds reads) fail a check that the outputs alone pass.
+  ToolchainConfig checked_config = config;
+  checked_config.checked = true;
+  const std::unique_ptr<Toolchain> checked = make_sim_toolchain(checked_config);
+  if (std::string why; !checked->available(why)) throw SetupError("the simulator's checked build cannot run: " + why);
   if (!on_gpu && !options.gpus.empty()) {
     throw std::invalid_argument(
         fmt::format("--gpus: grading runs on the CPU simulator here ({}), which has no GPUs: drop --gpus, or grade on "
@@ -446,6 +452,7 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
     check.seed = a.seed;
     check.timeout = options.timeout;
     check.case_data = &case_data;
+    check.checked_toolchain = checked.get();
     try {
       // Compiled first (no GPU needed), so that the check finds the module in the cache.
       const auto compile_start = Clock::now();

@@ -360,6 +360,9 @@ std::string standing_text(const Task& task, const StatusStore& status, Standing&
   standing = standing_of(last);
   if (!last) return "not started: not checked yet";
   std::string text = std::string(standing_name(standing)) + ": " + last->title + " (" + last->backend + ")";
+  if (standing == Standing::passed_fast_check) {
+    return fmt::format("{} ({}): run the full check, without --fast", standing_name(standing), last->backend);
+  }
   if (standing == Standing::passing || standing == Standing::passing_and_fast) {
     text = std::string(standing_name(standing)) + " (" + last->backend + ")";
     if (last->speed_vs_reference)
@@ -371,6 +374,16 @@ std::string standing_text(const Task& task, const StatusStore& status, Standing&
 /// Columns on a terminal: code points, not UTF-8 bytes ("‖x‖₂" is 4 wide).
 std::size_t display_width(const std::string& text) {
   return static_cast<std::size_t>(std::ranges::count_if(text, [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+/// How to run this program in a command shown to the user: `cudalab` where it is installed, else
+/// the clone's wrapper (`./cudalab` from the clone's folder, its path from elsewhere).
+std::string program_command() {
+  const fs::path wrapper = data_dir() / "cudalab";
+  if (install_layout() || !fs::is_regular_file(wrapper)) return "cudalab";
+  std::error_code ec;
+  if (fs::equivalent(wrapper.parent_path(), fs::current_path(ec), ec)) return "./cudalab";
+  return wrapper.string();
 }
 
 int run_list() {
@@ -391,9 +404,11 @@ int run_list() {
     const std::string where = standing_text(*t, status, standing);
     row(std::to_string(t->info().number), t->info().id, t->info().teaches, where);
   }
+  const std::string program = program_command();
   fmt::print(
-      "\nRun `cudalab check NAME` after editing exercises/NAME/kernel.cu; name an exercise by its\n"
-      "folder (03_matmul), its name (matmul) or its number (3). `cudalab next` says where to go on.\n");
+      "\nRun `{} check NAME` after editing exercises/NAME/kernel.cu; name an exercise by its\n"
+      "folder (03_matmul), its name (matmul) or its number (3). `{} next` says where to go on.\n",
+      program, program);
   return kExitPassed;
 }
 
@@ -423,7 +438,8 @@ int run_init(const fs::path& dir) {
     ++copied;
   }
   fmt::print("cudalab: {} exercises copied into {}\n", copied, (dir / "exercises").string());
-  // Installed, cudalab is on the PATH; from a clone, the clone's ./cudalab wrapper is the program.
+  // Installed, cudalab is on the PATH; from a clone, the clone's ./cudalab wrapper is the program
+  // (by its path: the command runs in the new folder).
   const fs::path wrapper = data_dir() / "cudalab";
   const std::string program =
       install_layout() || !fs::is_regular_file(wrapper) ? std::string("cudalab") : wrapper.string();
@@ -436,6 +452,7 @@ int run_init(const fs::path& dir) {
 int run_next() {
   const StatusStore status = StatusStore::in_cache();
   const Task* slow = nullptr;
+  const std::string program = program_command();
   for (const auto& t : all_tasks()) {
     Standing standing{};
     const std::string where = standing_text(*t, status, standing);
@@ -443,8 +460,14 @@ int run_next() {
     if (standing == Standing::not_started || standing == Standing::failing) {
       fmt::print("next: {} — {}\n", id, t->info().teaches);
       fmt::print("why: {}{}\n", where, t.get() == all_tasks().front().get() ? "" : "; the exercises before it pass");
-      fmt::print("do: read exercises/{}/README.md, edit exercises/{}/kernel.cu, then `cudalab check {}`\n", id, id,
+      fmt::print("do: read exercises/{}/README.md, edit exercises/{}/kernel.cu, then `{} check {}`\n", id, id, program,
                  t->info().number);
+      return kExitPassed;
+    }
+    if (standing == Standing::passed_fast_check) {
+      fmt::print("next: {} — {}\n", id, t->info().teaches);
+      fmt::print("why: it passed a fast check only (--fast), which does not look for races or out-of-bounds reads\n");
+      fmt::print("do: `{} check {}`\n", program, t->info().number);
       return kExitPassed;
     }
     if (standing == Standing::passing && slow == nullptr) slow = t.get();
@@ -454,7 +477,8 @@ int run_next() {
     fmt::print("next: make {} fast — every exercise passes\n", id);
     fmt::print("why: it passes, but no `bench` has shown it at {:.0f} % of the reference solution's speed\n",
                100 * kFastVsReference);
-    fmt::print("do: on a GPU, `cudalab bench {}`; its README's speed ladder shows the steps\n", slow->info().number);
+    fmt::print("do: on a GPU, `{} bench {}`; its README's speed ladder shows the steps\n", program,
+               slow->info().number);
     return kExitPassed;
   }
   fmt::print("every exercise passes, at {:.0f} % of the reference's speed or more: the course is done\n",
@@ -474,7 +498,23 @@ struct CheckArgs {
   std::vector<std::int64_t> sizes;
   std::string junit;
   bool sanitize = false;
+  bool fast = false;
 };
+
+/// The simulator's checked build, for the checked run a check makes by default; null where it is
+/// not wanted (`skip`: --fast, or the TF32 tier, whose tensor cores the simulator does not have)
+/// or cannot run here (said on stderr; the check goes on without it).
+std::unique_ptr<Toolchain> checked_run_toolchain(const ToolchainConfig& config, bool skip) {
+  if (skip) return nullptr;
+  ToolchainConfig checked = config;
+  checked.checked = true;  // every access calls the simulator, which checks it
+  std::unique_ptr<Toolchain> toolchain = make_sim_toolchain(checked);
+  if (std::string why; !toolchain->available(why)) {
+    fmt::print(stderr, "cudalab: the checked run cannot run here ({}): only the plain checks run\n", why);
+    return nullptr;
+  }
+  return toolchain;
+}
 
 int run_check(const CheckArgs& args) {
   std::vector<const Task*> tasks;
@@ -494,6 +534,10 @@ int run_check(const CheckArgs& args) {
   const std::string& backend_line = backend.line;
   CheckOptions options;
   options.sanitize = args.sanitize;
+  // The checked run, beside the plain one unless --fast: the simulator's checked build at the
+  // small sizes, on a GPU machine too (it finds what the GPU's own checks cannot).
+  const std::unique_ptr<Toolchain> checked = checked_run_toolchain(config, args.fast || args.selection.tf32);
+  options.checked_toolchain = checked.get();
   options.seed = args.seed_given ? args.seed : std::random_device{}();
   options.timeout = std::chrono::milliseconds(static_cast<long>(args.timeout_s * 1000));
   options.only_sizes = args.sizes;
@@ -743,9 +787,13 @@ int main(int argc, char** argv) {
   check->add_option("--size", check_args.sizes, "Run only the checks whose first dimension (n or M) is one of these");
   check->add_flag("-v,--verbose", check_args.verbose, "Show every check, not only the failures");
   check->add_flag("--sanitize", check_args.sanitize,
-                  "Also check every memory access of the kernels: out-of-bounds accesses, data races, reads of "
-                  "uninitialised memory, barriers not every thread reaches; each named with its source line "
-                  "(the simulator checks itself; a GPU runs under compute-sanitizer)");
+                  "Check every memory access at more sizes: on the simulator, every size up to 2^20 elements (a "
+                  "check already checks the small ones); on a GPU, also under compute-sanitizer");
+  check->add_flag("--fast", check_args.fast,
+                  "Skip the checked run (every access of the small sizes checked on the simulator for "
+                  "out-of-bounds accesses, races and uninitialised reads): quicker, but a pass no longer means "
+                  "the kernel is right, and `list` shows it as a fast pass");
+  check->get_option("--fast")->excludes(check->get_option("--sanitize"));
   check->add_option("--color", check_args.color, "Colour: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();

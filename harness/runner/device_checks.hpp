@@ -30,6 +30,12 @@ void set_thread_order(protocol::ThreadOrder order, std::uint64_t seed);
 void name_device_buffer(const void* allocation, const void* buffer, std::size_t bytes, std::size_t element,
                         const std::string& name, bool initialized);
 
+/// solve returned: on the simulator, work still queued on a stream that nothing waited for
+/// (cudaStreamSynchronize, cudaDeviceSynchronize, an event, a synchronous copy) is reported, as a
+/// finding with the checks on, else as the first failing call; the answer is the sentence, or
+/// empty. Everything then counts as finished. A GPU runner answers empty (the runner synchronises).
+std::string unfinished_stream_work();
+
 /// What the checks found since the last call, at most protocol::kMaxFindings (alike ones counted).
 std::vector<protocol::Finding> take_findings();
 

@@ -8,6 +8,7 @@ void enable_device_checks(bool) {}
 void set_thread_order(protocol::ThreadOrder, std::uint64_t) {}
 void name_device_buffer(const void*, const void*, std::size_t, std::size_t, const std::string&, bool) {}
 std::vector<protocol::Finding> take_findings() { return {}; }
+std::string unfinished_stream_work() { return {}; }
 void count_accesses(bool, unsigned, bool) {}
 protocol::AccessProfile take_access_profile() { return {}; }
 

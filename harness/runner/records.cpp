@@ -1,5 +1,6 @@
 #include "records.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -13,6 +14,7 @@ struct Keeper {
   bool recording = false;
   protocol::Records records;
   std::map<std::uintptr_t, LiveAllocation> live;  // by base address
+  std::vector<HostBuffer> host_buffers;
 };
 
 Keeper& keeper() {
@@ -170,6 +172,34 @@ std::optional<LiveAllocation> find_allocation(const void* address) {
   Keeper& k = keeper();
   std::lock_guard lock(k.mutex);
   return find_locked(k, reinterpret_cast<std::uintptr_t>(address));
+}
+
+void name_host_buffers(std::vector<HostBuffer> buffers) {
+  Keeper& k = keeper();
+  std::lock_guard lock(k.mutex);
+  k.host_buffers = std::move(buffers);
+}
+
+std::optional<HostBuffer> find_host_buffer(const void* address) {
+  Keeper& k = keeper();
+  std::lock_guard lock(k.mutex);
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  for (const auto& b : k.host_buffers) {
+    const auto begin = reinterpret_cast<std::uintptr_t>(b.base);
+    if (a >= begin && a - begin < std::max<std::size_t>(b.bytes, 1)) return b;
+  }
+  return std::nullopt;
+}
+
+std::string host_buffer_overrun(const char* api, const void* p, std::size_t bytes, bool reads) {
+  const auto b = find_host_buffer(p);
+  if (!b) return {};
+  const std::size_t offset = static_cast<std::size_t>(static_cast<const char*>(p) - static_cast<const char*>(b->base));
+  if (bytes <= b->bytes - offset) return {};
+  return std::string(api) + (reads ? " reads " : " writes ") + bytes_text(bytes) + (reads ? " from" : " to") +
+         " the host buffer `" + b->name + "` of " + bytes_text(b->bytes) +
+         (offset != 0 ? " (from byte " + std::to_string(offset) + " on)" : "") +
+         ": cudaMemcpy counts bytes, so n elements take n * sizeof(element)";
 }
 
 protocol::FailedCall explain_failed_copy(const char* api, const void* dst, const void* src, std::size_t bytes, int kind,

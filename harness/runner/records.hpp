@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cudalab/protocol.hpp"
 
@@ -51,6 +52,20 @@ struct LiveAllocation {
 
 /// The live allocation holding `address` (one past its end counts as inside), or nothing.
 [[nodiscard]] std::optional<LiveAllocation> find_allocation(const void* address);
+
+/// A host buffer the harness hands solve (host-pointer exercises), by the contract's name.
+struct HostBuffer {
+  std::string name;
+  const void* base = nullptr;
+  std::size_t bytes = 0;
+};
+/// The harness's host buffers of the case about to run (replacing the previous case's).
+void name_host_buffers(std::vector<HostBuffer> buffers);
+/// The named host buffer holding `address`, or nothing.
+[[nodiscard]] std::optional<HostBuffer> find_host_buffer(const void* address);
+/// A copy of `bytes` at `p` runs past the end of the named host buffer `p` lies in: the cause, in
+/// words ("cudaMemcpy reads 4004000 bytes from the host buffer `data` of 4000 bytes"), else empty.
+[[nodiscard]] std::string host_buffer_overrun(const char* api, const void* p, std::size_t bytes, bool reads);
 
 /// "cudaMemcpy(dst=host 0x7ffd…, src=device 0x7f12… (4000-byte allocation), 4000 bytes,
 /// cudaMemcpyHostToDevice)" and the usual cause of its failure ("dst is a host pointer and src a

@@ -64,6 +64,15 @@ struct Slot {
   void* pristine = nullptr;    ///< bench: device copy of an inout buffer's input, restored before each call
 };
 
+/// What the guard zones around the harness's device buffers hold. Around an input, 0xFF bytes:
+/// NaN as a float or a double and -1 as an int, so that a kernel reading past an input gets NaN
+/// into its result instead of a harmless value that vanishes from a sum (0xA5 bytes read as
+/// -2.9e-16). Around an output, protocol::kGuardByte, which no common stray write (a -1, a NaN,
+/// a zero) leaves unchanged, so that check_guards sees every write past it.
+unsigned char guard_fill(protocol::BufferRole role) {
+  return role == protocol::BufferRole::input ? 0xFF : protocol::kGuardByte;
+}
+
 /// Thrown to end the run with a reply (an error status) instead of the normal one.
 struct Stop {
   Reply reply;
@@ -283,10 +292,9 @@ class Run {
     phase("load");
     if (spec_.mode == protocol::Mode::check) {
       for (std::size_t set = 0; set < sets_.size(); ++set) {
-        if (spec_.case_markers) {
-          std::printf("cudalab-case %zu\n", set);
-          std::fflush(stdout);
-        }
+        // Every case's output after its marker: the parent shows each case what it printed.
+        std::printf("%.*s%zu\n", static_cast<int>(protocol::kCaseMarker.size()), protocol::kCaseMarker.data(), set);
+        std::fflush(stdout);
         try {
           Reply reply = check_case(set);
           reply.set = set;
@@ -397,7 +405,14 @@ class Run {
       cudalab::runner::enable_device_checks(spec_.checked_sets.empty() || spec_.checked_sets.at(set));
     }
     expose_only(set);
-    if (spec_.device_pointers) upload(set);
+    if (spec_.device_pointers) {
+      upload(set);
+    } else {
+      // So that a copy past the end of one is named by the runtime (the simulator's checks it).
+      std::vector<records::HostBuffer> named;
+      for (const auto& s : sets_[set]) named.push_back({s.where.name, base_ + s.where.offset, s.where.bytes});
+      records::name_host_buffers(std::move(named));
+    }
     (void)cudaGetLastError();  // the sticky state before the call is not the submission's
     records::clear_records();
     Reply reply = check(set);
@@ -416,7 +431,7 @@ class Run {
     return reply;
   }
 
-  /// The guard zones of `set`'s buffers that are no longer all kGuardByte: where solve wrote
+  /// The guard zones of `set`'s buffers that are no longer all their guard_fill: where solve wrote
   /// outside a buffer. On a GPU such a write corrupts whatever lies there, silently.
   std::vector<protocol::OutOfBounds> check_guards(std::size_t set) {
     std::vector<protocol::OutOfBounds> found;
@@ -429,7 +444,7 @@ class Run {
         check_cuda(cudaMemcpy(zone.data(), from, s.guard, cudaMemcpyDeviceToHost), "reading a guard zone");
         protocol::OutOfBounds o{s.where.name, before};
         for (std::size_t i = 0; i < zone.size(); ++i) {
-          if (zone[i] == protocol::kGuardByte) continue;
+          if (zone[i] == guard_fill(s.where.role)) continue;
           const std::size_t from_edge = before ? zone.size() - 1 - i : i;
           o.first = o.changed == 0 ? from_edge : std::min(o.first, from_edge);
           o.last = std::max(o.last, from_edge);
@@ -481,8 +496,8 @@ class Run {
       s.guard = spec_.case_markers ? 0 : protocol::guard_bytes(s.where.bytes);
       check_cuda(cudaMalloc(&s.allocation, s.where.bytes + 2 * s.guard), "allocating " + name);
       s.device = static_cast<std::byte*>(s.allocation) + s.guard;
-      check_cuda(cudaMemset(s.allocation, protocol::kGuardByte, s.guard), "filling the guard zone before " + name);
-      check_cuda(cudaMemset(static_cast<std::byte*>(s.device) + s.where.bytes, protocol::kGuardByte, s.guard),
+      check_cuda(cudaMemset(s.allocation, guard_fill(s.where.role), s.guard), "filling the guard zone before " + name);
+      check_cuda(cudaMemset(static_cast<std::byte*>(s.device) + s.where.bytes, guard_fill(s.where.role), s.guard),
                  "filling the guard zone after " + name);
       check_cuda(cudaMemcpy(s.device, base_ + s.where.offset, s.where.bytes, cudaMemcpyHostToDevice),
                  "copying " + name + " to the device");
@@ -537,6 +552,12 @@ class Run {
     std::optional<Reply> failure;
     try {
       guarded_solve(solve_, args);
+      // Before the runner's own synchronisation, which would hide a stream solve never waited for.
+      if (const std::string late = cudalab::runner::unfinished_stream_work(); !late.empty() && !spec_.checks) {
+        Reply r = error_reply(Status::cuda_error, late);
+        r.cuda_error = "cudaErrorNotReady";
+        throw Stop{std::move(r)};
+      }
       check_after_solve();
     } catch (Stop& stop) {
       failure = std::move(stop.reply);

@@ -1,8 +1,12 @@
 // The checker on crafted outputs: what counts as wrong, what is reported, and which hint fires.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -218,6 +222,205 @@ TEST(Check, SizePatternIsSilentWhenEverythingFailsOrPasses) {
   EXPECT_FALSE(size_pattern_hint(outcomes).has_value());
   outcomes[0].passed = outcomes[1].passed = true;
   EXPECT_FALSE(size_pattern_hint(outcomes).has_value());
+}
+
+// ---- what the launch records say about a grid hint --------------------------------------------
+
+protocol::Records launched(std::array<unsigned, 3> grid, std::array<unsigned, 3> block) {
+  protocol::Records r;
+  protocol::Launch l;
+  l.kernel = "k";
+  l.grid = grid;
+  l.block = block;
+  r.launches.push_back(l);
+  return r;
+}
+
+TaskInfo pointers(PointerKind kind) {
+  TaskInfo info;
+  info.pointers = kind;
+  return info;
+}
+
+std::string joined(const std::vector<std::string>& hints) {
+  std::string out;
+  for (const auto& h : hints) out += h + "\n";
+  return out;
+}
+
+// 01_increment with cudaMemcpy(d, data, n, ...): n bytes are the first n/4 ints, the rest came back
+// unchanged, and the launch had a thread for each of the n elements.
+TEST(Check, ACoveringLaunchTurnsTheSuffixFromAQuarterIntoTheBytesHint) {
+  const std::size_t n = 255;
+  Buffer before = Buffer::make("data", DType::i32, Role::inout, n);
+  Buffer after = before;
+  std::vector<double> want(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    before.i32()[i] = after.i32()[i] = static_cast<std::int32_t>(i);
+    want[i] = static_cast<double>(i) + 1;
+    if (i < n / 4) after.i32()[i] += 1;
+  }
+  const Case c{{{"n", static_cast<std::int64_t>(n)}}};
+  auto cmp = compare_output(after, expect_values(want, 0), &before, true);
+  ASSERT_TRUE(cmp.grid_pattern.has_value());
+  EXPECT_EQ(cmp.grid_pattern->from, n / 4);
+  ASSERT_TRUE(has_hint(cmp, "does your grid cover all n elements?")) << "without records the grid hint stays";
+
+  const auto covering = launched({1, 1, 1}, {256, 1, 1});
+  EXPECT_TRUE(launches_cover(after, c, covering, true));
+  auto hints = hints_with_launches(cmp, after, c, pointers(PointerKind::host), covering, true);
+  EXPECT_NE(joined(hints).find("cudaMemcpy counts bytes, not elements — pass n * sizeof(int)"), std::string::npos)
+      << joined(hints);
+  EXPECT_EQ(joined(hints).find("does your grid cover"), std::string::npos) << joined(hints);
+
+  // Launches that were not traced prove nothing: the grid hint stays.
+  EXPECT_FALSE(launches_cover(after, c, covering, false));
+  hints = hints_with_launches(cmp, after, c, pointers(PointerKind::host), covering, false);
+  EXPECT_NE(joined(hints).find("does your grid cover all n elements?"), std::string::npos);
+  // A grid of 128 threads for 255 elements is short: the grid hint stays.
+  const auto short_grid = launched({1, 1, 1}, {128, 1, 1});
+  EXPECT_FALSE(launches_cover(after, c, short_grid, true));
+  hints = hints_with_launches(cmp, after, c, pointers(PointerKind::host), short_grid, true);
+  EXPECT_NE(joined(hints).find("does your grid cover all n elements?"), std::string::npos);
+}
+
+// The split element: n = 2 bytes copied are half of element 0, which came back right.
+TEST(Check, TheBytesHintAlsoFitsASuffixAfterTheSplitElement) {
+  Buffer before = Buffer::make("data", DType::i32, Role::inout, 3);
+  Buffer after = before;
+  after.i32()[0] = 1;
+  auto cmp = compare_output(after, expect_values({1, 1, 1}, 0), &before, true);
+  ASSERT_TRUE(cmp.grid_pattern.has_value());
+  const Case c{{{"n", 3}}};
+  auto hints = hints_with_launches(cmp, after, c, pointers(PointerKind::host), launched({1, 1, 1}, {256, 1, 1}), true);
+  EXPECT_NE(joined(hints).find("sizeof(int)"), std::string::npos) << joined(hints);
+}
+
+TEST(Check, ACoveringLaunchOfADeviceExerciseAsksAboutTheIndexNotTheGrid) {
+  auto v = ramp(100);
+  Buffer out = float_output(v);
+  for (std::size_t i = 60; i < v.size(); ++i) out.f32()[i] = -1;
+  const Case c{{{"n", 100}}};
+  auto cmp = compare_output(out, expect_values(v, 1e-6), nullptr, false);
+  auto hints = hints_with_launches(cmp, out, c, pointers(PointerKind::device), launched({4, 1, 1}, {32, 1, 1}), true);
+  EXPECT_EQ(joined(hints).find("grid cover"), std::string::npos) << joined(hints);
+  EXPECT_NE(joined(hints).find("though the launch ran a thread for every element"), std::string::npos);
+  EXPECT_EQ(joined(hints).find("sizeof"), std::string::npos) << "no copies in a device-pointer exercise";
+}
+
+TEST(Check, TwoDimensionalCoverageFollowsXColumnsYRows) {
+  const Case c{{{"M", 64}, {"N", 48}, {"K", 8}}};
+  Buffer out = float_output(ramp(64 * 48), 64, 48);
+  EXPECT_TRUE(launches_cover(out, c, launched({3, 4, 1}, {16, 16, 1}), true));
+  // x over rows and y over columns: the same thread count, but rows 48 to 63 have no thread.
+  EXPECT_FALSE(launches_cover(out, c, launched({4, 3, 1}, {16, 16, 1}), true));
+  // A flat launch of enough threads indexes the matrix row-major.
+  EXPECT_TRUE(launches_cover(out, c, launched({12, 1, 1}, {256, 1, 1}), true));
+  EXPECT_FALSE(launches_cover(out, c, launched({11, 1, 1}, {256, 1, 1}), true));
+  // One launch must cover it: two short ones do not add up.
+  auto two = launched({3, 2, 1}, {16, 16, 1});
+  two.launches.push_back(two.launches.front());
+  EXPECT_FALSE(launches_cover(out, c, two, true));
+}
+
+// 09_transpose: B is N×M. A launch over A (x: N columns of A, y: M rows) covers B too.
+TEST(Check, ATransposedOutputMayBeCoveredByALaunchOverTheInput) {
+  const Case c{{{"M", 64}, {"N", 48}}};
+  Buffer b = float_output(ramp(48 * 64), 48, 64);
+  EXPECT_TRUE(launches_cover(b, c, launched({2, 2, 1}, {32, 32, 1}), true)) << "x 64 ≥ 64 columns, y 64 ≥ 48 rows";
+  EXPECT_TRUE(launches_cover(b, c, launched({2, 2, 1}, {24, 32, 1}), true)) << "over A: x 48 = N, y 64 = M";
+  EXPECT_FALSE(launches_cover(b, c, launched({1, 2, 1}, {32, 32, 1}), true));
+}
+
+// Hints name the output's own dimensions: B of 09_transpose has N rows, not M.
+TEST(Check, RowAndColumnHintsNameTheCasesDimension) {
+  const Case c{{{"M", 64}, {"N", 48}}};
+  auto v = ramp(48 * 64);
+  Buffer b = float_output(v, 48, 64);
+  b.name = "B";
+  for (std::size_t i = 32 * 64; i < v.size(); ++i) b.f32()[i] = -1;
+  auto cmp = compare_output(b, expect_values(v, 1e-6), nullptr, false);
+  ASSERT_TRUE(cmp.grid_pattern.has_value());
+  EXPECT_EQ(cmp.grid_pattern->kind, GridPattern::Kind::rows);
+  auto hints = hints_with_launches(cmp, b, c, pointers(PointerKind::device), launched({2, 1, 1}, {32, 32, 1}), true);
+  EXPECT_NE(joined(hints).find("does your grid cover all N rows?"), std::string::npos) << joined(hints);
+  EXPECT_EQ(joined(hints).find("M rows"), std::string::npos) << joined(hints);
+  // With a grid that reaches every row, the row index is what to check, and B's row length is M.
+  hints = hints_with_launches(cmp, b, c, pointers(PointerKind::device), launched({2, 2, 1}, {32, 32, 1}), true);
+  EXPECT_EQ(joined(hints).find("grid cover"), std::string::npos) << joined(hints);
+  EXPECT_NE(joined(hints).find("row r starts at r * M"), std::string::npos) << joined(hints);
+  // 03_matmul's C is M×N: its rows are M.
+  const Case mm{{{"M", 40}, {"N", 8}, {"K", 3}}};
+  auto w = ramp(40 * 8);
+  Buffer cm = float_output(w, 40, 8);
+  for (std::size_t i = 16 * 8; i < w.size(); ++i) cm.f32()[i] = -1;
+  auto cmp2 = compare_output(cm, expect_values(w, 1e-6), nullptr, false);
+  hints = hints_with_launches(cmp2, cm, mm, pointers(PointerKind::device), launched({1, 1, 1}, {16, 16, 1}), true);
+  EXPECT_NE(joined(hints).find("does your grid cover all M rows?"), std::string::npos) << joined(hints);
+}
+
+TEST(Check, OtherHintsPassThroughUnchanged) {
+  auto v = ramp(50);
+  std::vector<double> scaled;
+  for (double x : v) scaled.push_back(x * 2.5);
+  Buffer out = float_output(scaled);
+  auto cmp = compare_output(out, expect_values(v, 1e-6), nullptr, false);
+  EXPECT_FALSE(cmp.grid_pattern.has_value());
+  const Case c{{{"n", 50}}};
+  EXPECT_EQ(hints_with_launches(cmp, out, c, pointers(PointerKind::device), launched({1, 1, 1}, {64, 1, 1}), true),
+            cmp.hints);
+}
+
+// 03_matmul with the B tile indexed by A's k: only M=N=K=1 passes, though every grid was right.
+TEST(Check, SizePatternDoesNotBlameACoveringGrid) {
+  std::vector<CaseOutcome> outcomes;
+  for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{{1, 1, 1}, {1, 1, 64}, {16, 16, 16}, {33, 31, 65}}) {
+    outcomes.push_back({matmul_case(m, n, k), m * n * k == 1, true});
+  }
+  auto hint = size_pattern_hint(outcomes);
+  ASSERT_TRUE(hint.has_value());
+  EXPECT_NE(hint->find("passes up to M=1 N=1 K=1"), std::string::npos) << *hint;
+  EXPECT_EQ(hint->find("does your grid"), std::string::npos) << *hint;
+  EXPECT_NE(hint->find("the grid covered the output at every size"), std::string::npos) << *hint;
+  // One failing case whose grid fell short: the grid is a suspect again.
+  outcomes.back().covered = false;
+  hint = size_pattern_hint(outcomes);
+  ASSERT_TRUE(hint.has_value());
+  EXPECT_NE(hint->find("does your grid (or loop) grow"), std::string::npos) << *hint;
+}
+
+// The shapes 03_matmul checks: exactly one of M, N, K off a multiple of 32 in three of them.
+std::vector<std::tuple<int, int, int>> matmul_shapes() {
+  return {{1, 1, 1},    {1, 1, 64},    {1, 33, 17},   {31, 1, 33},     {64, 64, 1},     {16, 16, 16},   {17, 17, 17},
+          {15, 33, 31}, {32, 32, 32},  {33, 32, 32},  {32, 33, 32},    {32, 32, 33},    {64, 64, 64},   {33, 31, 65},
+          {64, 48, 80}, {100, 1, 100}, {1, 100, 100}, {255, 257, 129}, {256, 256, 256}, {192, 160, 176}};
+}
+
+TEST(Check, SizePatternNamesTheOneDimensionOffTheTile) {
+  for (const char* dim : {"M", "N", "K"}) {
+    std::vector<CaseOutcome> outcomes;
+    for (auto [m, n, k] : matmul_shapes()) {
+      const Case c = matmul_case(m, n, k);
+      outcomes.push_back({c, c.dim(dim) % 32 == 0});
+    }
+    auto hint = size_pattern_hint(outcomes);
+    ASSERT_TRUE(hint.has_value()) << dim;
+    EXPECT_NE(hint->find(std::string("fails exactly when ") + dim + " is not a multiple of 32"), std::string::npos)
+        << *hint;
+    EXPECT_NE(hint->find("right only on multiples of 32"), std::string::npos) << *hint;
+  }
+}
+
+TEST(Check, SizePatternSaysRightOnlyOnMultiplesWhenAnyDimensionBreaksIt) {
+  std::vector<CaseOutcome> outcomes;
+  for (auto [m, n, k] : matmul_shapes()) {
+    outcomes.push_back({matmul_case(m, n, k), m % 32 == 0 && n % 32 == 0 && k % 32 == 0});
+  }
+  auto hint = size_pattern_hint(outcomes);
+  ASSERT_TRUE(hint.has_value());
+  EXPECT_NE(hint->find("right only on multiples of 32: fails whenever one of M, N and K is not a multiple of 32"),
+            std::string::npos)
+      << *hint;
 }
 
 TEST(Check, VerdictNamesAreStable) {

@@ -239,6 +239,42 @@ TEST(Cli, NextNamesTheFirstExerciseThatDoesNotPass) {
 }
 #endif
 
+#ifdef CUDALAB_HAVE_SIM
+// The check a student runs with no flags is the full one: a kernel whose race gives the right
+// output in the plain run fails with the race's line; `--fast` passes it, and says the pass is a
+// fast one in the table, the JSON, the JUnit report, `list` and `next`.
+TEST(Cli, TheDefaultCheckFindsWhatAFastCheckPasses) {
+  REQUIRE_FILE(fs::path(CUDALAB_SOURCE_DIR) / "tests/sanitize/05_reduce/block_sums_added_plainly.cu");
+  const fs::path root = project_copy();
+  const std::vector<std::string> env = {"CUDALAB_ROOT=" + root.string(),
+                                        "CUDALAB_CACHE_DIR=" + (root / "cache").string()};
+  fs::copy_file(fs::path(CUDALAB_SOURCE_DIR) / "tests/sanitize/05_reduce/block_sums_added_plainly.cu",
+                root / "exercises/05_reduce/kernel.cu", fs::copy_options::overwrite_existing);
+  auto r = run_cli(CUDALAB_CLI, {"check", "5", "--backend", "sim", "--seed", "1", "--color", "never"}, env);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("05_reduce        data race"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("block_sums_added_plainly.cu:22:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("atomicAdd"), std::string::npos) << r.output;
+
+  const std::string junit = (root / "fast.xml").string();
+  r = run_cli(CUDALAB_CLI, {"check", "5", "--backend", "sim", "--seed", "1", "--fast", "--junit", junit}, env);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("05_reduce        passed (fast check)"), std::string::npos) << r.output;
+  std::ifstream in(junit);
+  const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(xml.find("<property name=\"full_check\" value=\"false\"/>"), std::string::npos) << xml;
+  r = run_cli(CUDALAB_CLI, {"check", "5", "--backend", "sim", "--seed", "1", "--fast", "--json"}, env);
+  const auto json = nlohmann::json::parse(r.output.substr(r.output.find("{\n")));
+  EXPECT_FALSE(json["exercises"][0]["full_check"].get<bool>()) << r.output;
+  r = run_cli(CUDALAB_CLI, {"list"}, env);
+  EXPECT_NE(list_line(r.output, "05_reduce").find("passed a fast check (sim): run the full check"), std::string::npos)
+      << r.output;
+  // --fast and --sanitize ask for opposite things.
+  r = run_cli(CUDALAB_CLI, {"check", "5", "--fast", "--sanitize"}, env);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+#endif
+
 TEST(Cli, UnknownExerciseNamesTheKnownOnes) {
   auto r = cli({"check", "99_nothing"});
   EXPECT_EQ(r.exit_code, 2);

@@ -26,14 +26,16 @@ namespace fs = std::filesystem;
 
 const fs::path source_dir = CUDALAB_SOURCE_DIR;
 
-/// One toolchain per backend for the whole run, or the reason it cannot run here.
-const Toolchain* toolchain_for(Backend backend, std::string& why) {
-  static std::map<Backend, std::pair<std::unique_ptr<Toolchain>, std::string>> made;
-  auto it = made.find(backend);
+/// One toolchain per backend and build (plain, or the simulator's checked one) for the whole
+/// run, or the reason it cannot run here.
+const Toolchain* toolchain_of(Backend backend, bool checked, std::string& why) {
+  static std::map<std::pair<Backend, bool>, std::pair<std::unique_ptr<Toolchain>, std::string>> made;
+  auto it = made.find({backend, checked});
   if (it == made.end()) {
     ToolchainConfig config;
     config.cache_dir = fs::path(CUDALAB_BIN_DIR) / ".." / "test-module-cache";
     config.runner_dir = CUDALAB_BIN_DIR;
+    config.checked = checked;
     std::unique_ptr<Toolchain> tc;
     std::string reason;
     if (backend == Backend::gpu) {
@@ -46,11 +48,13 @@ const Toolchain* toolchain_for(Backend backend, std::string& why) {
 #endif
     }
     if (tc && !tc->available(reason)) tc.reset();
-    it = made.emplace(backend, std::make_pair(std::move(tc), reason)).first;
+    it = made.emplace(std::make_pair(backend, checked), std::make_pair(std::move(tc), reason)).first;
   }
   why = it->second.second;
   return it->second.first.get();
 }
+
+const Toolchain* toolchain_for(Backend backend, std::string& why) { return toolchain_of(backend, false, why); }
 
 // `cudalab export` leaves solutions/ and tests/wrong/ out of the students' distribution: what needs
 // them skips there.
@@ -74,10 +78,14 @@ std::string all_text(const ExerciseResult& r) {
   return text;
 }
 
+/// What `cudalab check` runs with no flags: the checked run beside the plain one (on both
+/// backends; it runs on the simulator).
 CheckOptions test_options() {
   CheckOptions o;
   o.seed = 20261122;
   o.timeout = std::chrono::seconds(120);
+  std::string why;
+  o.checked_toolchain = toolchain_of(Backend::sim, true, why);
   return o;
 }
 
@@ -111,6 +119,9 @@ TEST_P(Exercise, ReferenceSolutionPassesEveryCheck) {
   EXPECT_EQ(r.verdict, Verdict::passed) << all_text(r);
   EXPECT_GE(r.cases.size(), 10u);
   EXPECT_EQ(r.passed_cases(), r.cases.size());
+  // The checked run ran (a full check) and found nothing in the reference.
+  EXPECT_TRUE(r.full_check) << r.checked_note;
+  for (const auto& c : r.cases) EXPECT_TRUE(c.findings.empty()) << c.c.label() << ": " << all_text(r);
 }
 
 TEST_P(Exercise, SkeletonSaysNotImplemented) {
@@ -165,10 +176,12 @@ TEST_P(Ladder, StepComputesTheRightAnswerEverywhere) {
   const auto& s = GetParam();
   REQUIRE_BACKEND(s.backend, toolchain);
   auto r = check_exercise(*find_task(s.exercise), *toolchain, s.file, test_options());
+  EXPECT_TRUE(r.full_check) << r.checked_note;
   for (const auto& c : r.cases) {
     const bool right = c.verdict == Verdict::passed ||
                        (c.verdict == Verdict::requirement_unmet && c.message.rfind("right output", 0) == 0);
     EXPECT_TRUE(right) << c.c.label() << ": " << c.message << "\n" << all_text(r);
+    EXPECT_TRUE(c.findings.empty()) << c.c.label() << ": " << all_text(r);
   }
   EXPECT_GE(r.cases.size(), 10u);
 }
@@ -183,6 +196,7 @@ TEST(TensorCoreTier, Tf32MatmulPassesAtTf32PrecisionOnTheGpu) {
   REQUIRE_FILE(source_dir / "solutions/03_matmul/tf32_tensor_cores.cu");
   CheckOptions options = test_options();
   options.precision = Precision::tf32;
+  options.checked_toolchain = nullptr;  // the simulator has no tensor cores (the CLI drops it for --tf32)
   auto r = check_exercise(*find_task("03_matmul"), *toolchain, source_dir / "solutions/03_matmul/tf32_tensor_cores.cu",
                           options);
   EXPECT_EQ(r.passed_cases(), r.cases.size()) << all_text(r);

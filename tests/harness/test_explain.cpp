@@ -177,7 +177,8 @@ TEST_P(ExplainSolution, HasNoFinding) {
   EXPECT_GE(r.global_bytes, 0.95 * r.needed.bytes) << "counted " << r.global_bytes;
   EXPECT_LT(r.coalesced_bytes, 4 * r.needed.bytes);
   for (const auto& k : r.kernels) {
-    EXPECT_GE(k.occupancy.fraction, 0.25) << k.kernel;
+    // What the blocks allow; a small last pass (one block adding the partial sums) may reach less.
+    EXPECT_GE(k.occupancy.theoretical, 0.25) << k.kernel;
     EXPECT_FALSE(k.registers.has_value());
     EXPECT_EQ(k.registers_used, kAssumedRegisters);
   }
@@ -276,6 +277,27 @@ TEST(ExplainOccupancy, TheLimitThatBindsIsNamed) {
   o = theoretical_occupancy(*find_gpu_target("rtx4090"), 32, 32, 0);
   EXPECT_EQ(o.blocks_per_sm, 24u);
   EXPECT_DOUBLE_EQ(o.fraction, 0.5);
+}
+
+TEST(ExplainOccupancy, ATinyGridKeepsOnlyItsOwnWarps) {
+  const GpuTarget& h100 = *find_gpu_target("h100");
+  // One block of one thread: 1 warp on the one SM that runs it, not the 32 blocks an SM could hold.
+  Occupancy o = theoretical_occupancy(h100, 1, 32, 0, 1);
+  EXPECT_EQ(o.blocks_per_sm, 1u);
+  EXPECT_EQ(o.warps_per_sm, 1u);
+  EXPECT_EQ(o.limit, OccupancyLimit::grid);
+  EXPECT_DOUBLE_EQ(o.fraction, 1.0 / 64);
+  EXPECT_DOUBLE_EQ(o.theoretical, 0.5) << "ncu's theoretical occupancy ignores the grid";
+  EXPECT_STREQ(occupancy_limit_name(o.limit), "blocks in the grid");
+  // Two blocks of 256 threads per SM: 16 of 64 warps.
+  o = theoretical_occupancy(h100, 256, 32, 0, 2 * std::uint64_t{h100.sms});
+  EXPECT_EQ(o.blocks_per_sm, 2u);
+  EXPECT_DOUBLE_EQ(o.fraction, 0.25);
+  EXPECT_DOUBLE_EQ(o.theoretical, 1.0);
+  // A grid that fills every SM leaves the limit where the blocks put it.
+  o = theoretical_occupancy(h100, 256, 32, 0, 1 << 20);
+  EXPECT_EQ(o.limit, OccupancyLimit::warps);
+  EXPECT_DOUBLE_EQ(o.fraction, 1.0);
 }
 
 TEST(ExplainRegisters, PtxasCountsAreFoundByTheKernelsName) {

@@ -1,4 +1,6 @@
-// `check --sanitize` end to end: every reference solution and speed-ladder step has no finding,
+// The checked run end to end (on the simulator, the default `cudalab check`: the plain build on
+// every size and the checked build on the small ones; on a GPU, `check --sanitize` under
+// compute-sanitizer): every reference solution and speed-ladder step has no finding,
 // and every known-wrong kernel that carries a `// finding:` line (tests/sanitize/, tests/wrong/)
 // gets that verdict, points at that line of its file and names the fix:
 //   // finding: <verdict> | <line> | <text the report must contain>
@@ -30,22 +32,41 @@ namespace fs = std::filesystem;
 
 const fs::path source_dir = CUDALAB_SOURCE_DIR;
 
-/// One checked toolchain per backend for the whole run, or the reason it cannot run here.
-const Toolchain* checked_toolchain(Backend backend, std::string& why) {
-  static std::map<Backend, std::pair<std::unique_ptr<Toolchain>, std::string>> made;
-  auto it = made.find(backend);
+/// One toolchain per backend and build (plain or checked) for the whole run, or the reason it
+/// cannot run here.
+const Toolchain* toolchain_of(Backend backend, bool checked, std::string& why) {
+  static std::map<std::pair<Backend, bool>, std::pair<std::unique_ptr<Toolchain>, std::string>> made;
+  auto it = made.find({backend, checked});
   if (it == made.end()) {
     ToolchainConfig config;
     config.cache_dir = fs::path(CUDALAB_BIN_DIR) / ".." / "test-module-cache";
     config.runner_dir = CUDALAB_BIN_DIR;
-    config.checked = true;
+    config.checked = checked;
     std::unique_ptr<Toolchain> tc = backend == Backend::gpu ? make_gpu_toolchain(config) : make_sim_toolchain(config);
     std::string reason;
     if (tc && !tc->available(reason)) tc.reset();
-    it = made.emplace(backend, std::make_pair(std::move(tc), reason)).first;
+    it = made.emplace(std::make_pair(backend, checked), std::make_pair(std::move(tc), reason)).first;
   }
   why = it->second.second;
   return it->second.first.get();
+}
+
+/// The checked toolchain of `backend` (`--sanitize`: the simulator's checked build; a GPU's plain one).
+const Toolchain* checked_toolchain(Backend backend, std::string& why) { return toolchain_of(backend, true, why); }
+
+/// What `cudalab check` runs with no flags: the plain build on every case and, beside it, the
+/// simulator's checked build on the small ones. On the simulator the corpus is held to it; on a
+/// GPU to `--sanitize` (compute-sanitizer's own findings, which the `finding on gpu:` lines name).
+ExerciseResult default_check(Backend backend, const Task& task, const fs::path& file, CheckOptions options,
+                             std::string& why) {
+  const Toolchain* plain = toolchain_of(backend, backend == Backend::gpu, why);
+  if (plain == nullptr) return {};
+  if (backend == Backend::sim) {
+    options.sanitize = false;
+    options.checked_toolchain = toolchain_of(Backend::sim, true, why);
+    if (options.checked_toolchain == nullptr) return {};
+  }
+  return check_exercise(task, *plain, file, options);
 }
 
 #define REQUIRE_CHECKED_BACKEND(backend, var)                   \
@@ -97,9 +118,12 @@ void PrintTo(const CleanKernel& k, std::ostream* os) {
   *os << backend_name(k.backend) << " " << k.exercise << "/" << k.file.filename().string();
 }
 
+// On the simulator the default check of every reference and ladder step is the checked run, and
+// test_exercises.cpp holds each to no finding (Exercise.ReferenceSolutionPassesEveryCheck,
+// Ladder.StepComputesTheRightAnswerEverywhere); here, compute-sanitizer's on a GPU.
 std::vector<CleanKernel> clean_kernels() {
   std::vector<CleanKernel> out;
-  for (Backend b : {Backend::sim, Backend::gpu}) {
+  for (Backend b : {Backend::gpu}) {
     for (const auto& t : all_tasks()) {
       out.push_back({b, t->info().id, source_dir / "solutions" / t->info().id / "kernel.cu"});
       for (const auto& step : ladder_steps(*t, source_dir / "solutions")) {
@@ -115,9 +139,11 @@ class SanitizeClean : public testing::TestWithParam<CleanKernel> {};
 TEST_P(SanitizeClean, HasNoFinding) {
   const auto& k = GetParam();
   if (!fs::exists(k.file)) GTEST_SKIP() << k.file << " is not in this distribution (cudalab export leaves it out)";
-  REQUIRE_CHECKED_BACKEND(k.backend, toolchain);
-  const auto r = check_exercise(*find_task(k.exercise), *toolchain, k.file, sanitize_options());
+  std::string why;
+  const auto r = default_check(k.backend, *find_task(k.exercise), k.file, sanitize_options(), why);
+  if (r.task == nullptr) GTEST_SKIP() << backend_name(k.backend) << " backend unavailable: " << why;
   ASSERT_TRUE(r.compile.ok) << r.compile.diagnostics;
+  EXPECT_TRUE(r.full_check || k.backend == Backend::gpu) << r.checked_note;
   EXPECT_EQ(finding_count(r), 0u) << all_text(r);
   for (const auto& c : r.cases) {
     // A ladder step may break an exercise rule on purpose (the naive matmul uses no shared memory).
@@ -202,8 +228,9 @@ class SanitizeCorpus : public testing::TestWithParam<BuggyKernel> {};
 TEST_P(SanitizeCorpus, FindsTheBugAndNamesItsLineAndFix) {
   const auto& k = GetParam();
   if (k.verdict == "skip") GTEST_SKIP() << k.file.filename() << " on " << backend_name(k.backend) << ": " << k.must_say;
-  REQUIRE_CHECKED_BACKEND(k.backend, toolchain);
-  const auto r = check_exercise(*find_task(k.exercise), *toolchain, k.file, sanitize_options());
+  std::string why;
+  const auto r = default_check(k.backend, *find_task(k.exercise), k.file, sanitize_options(), why);
+  if (r.task == nullptr) GTEST_SKIP() << backend_name(k.backend) << " backend unavailable: " << why;
   ASSERT_TRUE(r.compile.ok) << r.compile.diagnostics;
   if (k.verdict == "none") {
     EXPECT_EQ(r.verdict, Verdict::passed) << all_text(r);

@@ -29,6 +29,7 @@ class StatusStoreTest : public testing::Test {
     r.backend = Backend::sim;
     r.source = source;
     r.verdict = verdict;
+    r.full_check = true;  // as `cudalab check` with no flags
     for (std::size_t i = 0; i < cases; ++i) {
       CaseResult c;
       c.verdict = verdict;
@@ -91,6 +92,28 @@ TEST_F(StatusStoreTest, StandingFollowsTheChecksAndTheSpeedOfTheFileAsItIs) {
   EXPECT_FALSE(store.find(source)->speed_vs_reference.has_value());
   EXPECT_EQ(standing_of(store.find(source)), Standing::passing);
   EXPECT_STREQ(standing_name(Standing::passing_and_fast), "passing and fast");
+}
+
+// A pass of `check --fast` (no checked run) is not a pass yet: `list` and `next` say to check it
+// fully; the full check that follows makes it one.
+TEST_F(StatusStoreTest, AFastPassIsNotPassingUntilAFullCheckPasses) {
+  const StatusStore store(dir_ / "status.json");
+  const fs::path source = dir_ / "kernel.cu";
+  ExerciseResult fast = result(source, Verdict::passed, 3);
+  fast.full_check = false;
+  store.record({fast}, CheckOptions{});
+  ASSERT_TRUE(store.find(source).has_value());
+  EXPECT_FALSE(store.find(source)->full_check);
+  EXPECT_EQ(standing_of(store.find(source)), Standing::passed_fast_check);
+  EXPECT_STREQ(standing_name(Standing::passed_fast_check), "passed a fast check");
+  store.record({result(source, Verdict::passed, 3)}, CheckOptions{});
+  EXPECT_TRUE(store.find(source)->full_check);
+  EXPECT_EQ(standing_of(store.find(source)), Standing::passing);
+  // A failure is a failure, fast or not.
+  ExerciseResult failing = result(source, Verdict::wrong_output, 3);
+  failing.full_check = false;
+  store.record({failing}, CheckOptions{});
+  EXPECT_EQ(standing_of(store.find(source)), Standing::failing);
 }
 
 TEST_F(StatusStoreTest, ARelativePathFindsTheSameEntry) {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -168,6 +169,60 @@ TEST(SimWarp, PartialLastWarpAndActivemask) {
 TEST(SimWarp, ExitedLaneInMaskIsReported) {
   ENTRY("warp.cu", warp_exit_fault, int());
   EXPECT_EQ(warp_exit_fault(), cudaErrorLaunchFailure);
+}
+
+// What an H100 gave for the same kernels: a source lane in range of the width that takes no part
+// (outside the mask, beyond a partial warp) reads 0; out of range, the caller's own value.
+TEST(SimWarp, AbsentSourceLanesReadZeroAsOnAnH100) {
+  ENTRY("warp.cu", warp_absent_sources, int(int*, int));
+  std::vector<int> out(256, 0);
+  ASSERT_EQ(warp_absent_sources(out.data(), 0), cudaSuccess);
+  for (int t = 0; t < 32; ++t) {
+    const int* o = &out[t * 8];
+    EXPECT_EQ(o[0], t < 8 ? 0 : -1) << t;
+    EXPECT_EQ(o[1], t < 4 ? 1004 + t : (t < 8 ? 0 : -1)) << t;
+    EXPECT_EQ(o[2], t < 16 ? 1000 + t : 1000 + t - 16) << t;
+    EXPECT_EQ(o[3], t >= 1 ? 999 + t : 1000) << t;
+  }
+  std::fill(out.begin(), out.end(), 0);
+  ASSERT_EQ(warp_absent_sources(out.data(), 1), cudaSuccess);
+  for (int t = 0; t < 8; ++t) {
+    const int* o = &out[t * 8];
+    EXPECT_EQ(o[0], t < 4 ? 1004 + t : 0) << t;
+    EXPECT_EQ(o[1], 0) << t;
+    EXPECT_EQ(o[2], 0) << t;
+    EXPECT_EQ(o[3], t < 4 ? 1004 + t : 1000 + t) << t;
+    EXPECT_EQ(o[4], 0xff) << t;  // lanes that do not exist are not in the mask
+    EXPECT_EQ(o[5], 10) << t;
+  }
+}
+
+// reduce7's second stage: lane 0 adds the lanes of the ballot's mask, and the lanes outside it
+// (which hold other values) give 0, so the sum is right, as on an H100.
+TEST(SimWarp, BallotMaskStageSumsOnlyItsLanes) {
+  ENTRY("warp.cu", warp_ballot_stage, float(int));
+  for (int active : {1, 2, 8, 20, 32}) EXPECT_EQ(warp_ballot_stage(active), active * (active + 1) / 2.0f) << active;
+}
+
+// fmaxf/fminf, fmax/fmin and max/min of floats with a NaN operand (the harness poisons outputs
+// with a signalling NaN) give the other operand, as an H100 does; glibc gives NaN for a
+// signalling one.
+TEST(SimWarp, DeviceMinMaxIgnoreSignallingNaN) {
+  ENTRY("warp.cu", warp_nan_minmax, int(float*, const float*));
+  const std::uint32_t snan_bits = 0x7fa00000u, qnan_bits = 0x7fc00000u;
+  float in[3] = {0, 0, -1};
+  std::memcpy(&in[0], &snan_bits, 4);
+  std::memcpy(&in[1], &qnan_bits, 4);
+  std::array<float, 10> out{};
+  ASSERT_EQ(warp_nan_minmax(out.data(), in), cudaSuccess);
+  const float want[10] = {1, 1, 2, 2, 3, 4, 5, 6, NAN, -1};
+  for (int k = 0; k < 10; ++k) {
+    if (k == 8) {
+      EXPECT_TRUE(std::isnan(out[k]));  // NaN only when both are
+    } else {
+      EXPECT_EQ(out[k], want[k]) << k;
+    }
+  }
 }
 
 }  // namespace
@@ -466,6 +521,78 @@ TEST(SimHostPointers, DeviceManagedPinnedNullAndEndPointersAreAccepted) {
   EXPECT_EQ(values[19], 16);  // __managed__ variable
 }
 
+// ---- shared_guard.cu: writes past a __shared__ array in the plain build -------------------------
+
+TEST(SimSharedGuard, HistogramInBoundsCountsAndWritesNothingPast) {
+  ENTRY("shared_guard.cu", histogram_of, int(int, int, int*, int*));
+  int later = -1;
+  int bin0 = -1;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(histogram_of(0, 100, &later, &bin0), cudaSuccess);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(later, cudaSuccess);
+  EXPECT_EQ(bin0, 100);  // the last block's count of value 0
+}
+
+TEST(SimSharedGuard, WritePastAStaticArrayFailsTheLaunchNamingTheArray) {
+  ENTRY("shared_guard.cu", histogram_of, int(int, int, int*, int*));
+  runner::clear_records();
+  runner::start_recording();
+  int later = -1;
+  int bin0 = -1;
+  testing::internal::CaptureStderr();
+  const int err = histogram_of(200, 100, &later, &bin0);  // bin 200 of 64: 544 bytes past the end
+  const std::string printed = testing::internal::GetCapturedStderr();
+  runner::stop_recording();
+  const protocol::Records rec = runner::snapshot_records();
+  runner::clear_records();
+  EXPECT_EQ(err, cudaErrorLaunchFailure);
+  EXPECT_EQ(later, cudaErrorLaunchFailure);  // sticky
+  EXPECT_EQ(printed,
+            "cudalab-sim: kernel 'byte_histogram' wrote past the end of the __shared__ array 'hist' (64 elements): "
+            "block (0,0,0) wrote hist[200]; keep every index below the array's size, or declare it as large as the "
+            "indices reach\n");
+  ASSERT_TRUE(rec.first_failed_call.has_value());
+  EXPECT_EQ(rec.first_failed_call->call, "byte_histogram<<<(4,1,1), (32,1,1)>>>(values, n, out)");
+  EXPECT_EQ(rec.first_failed_call->error, "cudaErrorLaunchFailure");
+  EXPECT_NE(rec.first_failed_call->cause.find("wrote past the end of the __shared__ array 'hist'"), std::string::npos)
+      << rec.first_failed_call->cause;
+}
+
+TEST(SimSharedGuard, WritePastATwoDimensionalArrayNamesTheByte) {
+  ENTRY("shared_guard.cu", tile_written_past, int(int));
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(tile_written_past(-1), cudaSuccess);  // the last element: in bounds
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(tile_written_past(3), cudaErrorLaunchFailure);
+  const std::string printed = testing::internal::GetCapturedStderr();
+  EXPECT_NE(printed.find("kernel 'tile_past' wrote past the end of the __shared__ array 'tile' (128 bytes): block "
+                         "(0,0,0) changed byte 12 past its end"),
+            std::string::npos)
+      << printed;
+  EXPECT_EQ(printed.find("'fine'"), std::string::npos) << printed;
+}
+
+TEST(SimSharedGuard, WritePastTheDynamicSharedMemoryFailsTheLaunch) {
+  ENTRY("shared_guard.cu", dynamic_written_past, int(int, int));
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(dynamic_written_past(32, 32 * sizeof(int)), cudaSuccess);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(dynamic_written_past(40, 32 * sizeof(int)), cudaErrorLaunchFailure);
+  std::string printed = testing::internal::GetCapturedStderr();
+  EXPECT_NE(printed.find("kernel 'dynamic_past' wrote past the end of the extern __shared__ array (128 bytes at this "
+                         "launch, the third <<<>>> parameter): block (0,0,0) changed byte 0 past its end"),
+            std::string::npos)
+      << printed;
+  // No third <<<>>> parameter: the dynamic area is empty, and the first write is past its end.
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(dynamic_written_past(32, 0), cudaErrorLaunchFailure);
+  printed = testing::internal::GetCapturedStderr();
+  EXPECT_NE(printed.find("extern __shared__ array (0 bytes at this launch"), std::string::npos) << printed;
+}
+
 // ---- macro_launch.cu, header_launch.cu: launches in #define bodies and in quoted headers ------
 
 TEST(SimLaunch, LaunchesInDefineBodiesRun) {
@@ -504,6 +631,90 @@ TEST(SimLaunch, LaunchesInQuotedHeadersRun) {
       ASSERT_EQ(v[i], sum) << "n=" << n << " i=" << i;
     }
   }
+}
+
+}  // namespace
+}  // namespace cudalab::sim::test
+
+namespace cudalab::sim::test {
+namespace {
+
+// ---- cg.cu -------------------------------------------------------------------------------------
+
+constexpr int kOut = 8;
+
+TEST(SimCooperativeGroups, BlockAndGridRanksAndShapes) {
+  ENTRY("cg.cu", cg_groups, int(int*));
+  std::vector<int> out(128 * kOut, 0);
+  ASSERT_EQ(cg_groups(out.data()), cudaSuccess);
+  for (int g = 0; g < 128; ++g) {
+    const int b = g / 64, r = g % 64;
+    const int* o = &out[g * kOut];
+    EXPECT_EQ(o[0], r) << g;
+    EXPECT_EQ(o[1], 64) << g;
+    EXPECT_EQ(o[2], b * 100 + (r / 8 % 4) * 10 + r / 32) << g;
+    EXPECT_EQ(o[3], 842) << g;
+    EXPECT_EQ(o[4], 128) << g;
+    EXPECT_EQ(o[5], 64) << g;
+  }
+}
+
+TEST(SimCooperativeGroups, TilesShuffleAndVoteWithinThemselves) {
+  ENTRY("cg.cu", cg_tiles, int(int*, int));
+  for (int threads : {64, 48, 8}) {
+    std::vector<int> out(threads * kOut, 0);
+    ASSERT_EQ(cg_tiles(out.data(), threads), cudaSuccess);
+    for (int t = 0; t < threads; ++t) {
+      const int* o = &out[t * kOut];
+      const int rank = t % 16, half = t / 16, lane = t % 32;
+      EXPECT_EQ(o[0], rank * 1000 + half * 10 + (threads + 15) / 16) << t;
+      EXPECT_EQ(o[1], half * 16 + 3) << t;
+      // shfl_down within the tile; a lane that does not exist (a block of 8) reads 0.
+      EXPECT_EQ(o[2], rank + 4 < 16 ? (t + 4 < threads ? t + 4 : 0) : t) << t;
+      EXPECT_EQ(o[3], (t ^ 5) - (rank >= 1 ? 100 : 0)) << t;
+      unsigned bits = 0;
+      for (int i = 0; i < 16 && half * 16 + i < threads; ++i) bits |= ((half * 16 + i) % 3 == 0 ? 1u : 0u) << i;
+      // all() is false in a tile that reaches past the block's last thread (as on an H100).
+      const bool half_whole = half * 16 + 16 <= threads, warp_whole = t / 32 * 32 + 32 <= threads;
+      EXPECT_EQ(o[4], static_cast<int>(bits) * 100 + (half == 0 ? 10 : 0) + (half_whole ? 1 : 0)) << t;
+      EXPECT_EQ(o[5], (lane % 4) * 100 + (lane / 4) * 10 + 8 + (warp_whole ? 10000 : 0) + 100000) << t;
+      EXPECT_EQ(o[6], (t % 8) * 1000 + 800) << t;
+      const int last = t / 32 * 32 + 31;
+      EXPECT_EQ(o[7], (t / 32) * 100 + (threads + 31) / 32 + (last < threads ? last : 0) * 1000) << t;
+    }
+  }
+}
+
+TEST(SimCooperativeGroups, ReduceScanAndCoalescedGroups) {
+  ENTRY("cg.cu", cg_reductions, int(int*, double*));
+  std::vector<int> out(64 * kOut, 0);
+  std::vector<double> dout(64, 0.0);
+  ASSERT_EQ(cg_reductions(out.data(), dout.data()), cudaSuccess);
+  for (int t = 0; t < 64; ++t) {
+    const int* o = &out[t * kOut];
+    const int warp = t / 32, base8 = t / 8 * 8, r8 = t % 8;
+    EXPECT_EQ(o[0], warp == 0 ? 496 : 1520) << t;
+    EXPECT_EQ(o[1], (t / 16 * 16 + 15) * 100 + t / 16 * 16) << t;
+    EXPECT_EQ(o[2], 255) << t;
+    EXPECT_EQ(o[3], ((r8 + 1) * base8 + r8 * (r8 + 1) / 2) * 1000 + r8) << t;
+    EXPECT_DOUBLE_EQ(dout[t], warp == 0 ? 248.0 : 760.0) << t;
+    if (t % 3 == 0) {
+      // Every third thread: lanes 0, 3, ... 30 of warp 0; lanes 1, 4, ... 31 of warp 1.
+      const int first = warp == 0 ? 0 : 33;
+      const int r = (t - first) / 3;
+      EXPECT_EQ(o[4], 1100 + r) << t;
+      EXPECT_EQ(o[5], (first + 3) * 1000 + (r + 1 < 11 ? t + 3 : t)) << t;
+      EXPECT_EQ(o[6], warp == 0 ? 0x555 : 0x2aa) << t;
+      EXPECT_EQ(o[7], 11) << t;
+    } else {
+      EXPECT_EQ(o[4], -1) << t;
+    }
+  }
+}
+
+TEST(SimCooperativeGroups, GridSyncFailsTheLaunchClearly) {
+  ENTRY("cg.cu", cg_grid_sync, int());
+  EXPECT_EQ(cg_grid_sync(), cudaErrorNotSupported);
 }
 
 }  // namespace

@@ -3,10 +3,12 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "runner/device_checks.hpp"
 #include "runner/records.hpp"
 
 namespace {
@@ -222,6 +224,146 @@ TEST_F(SimRuntime, StreamAndEventHandlesAreValidated) {
   EXPECT_EQ(ms, 0.0f);
   cudaEventDestroy(a);
   cudaEventDestroy(b);
+}
+
+}  // namespace
+
+namespace {
+
+// Reads past a cudaMalloc allocation (on either side, and past the 256-byte rounding) land in a
+// guard zone of 0xFF bytes: NaN for a float, so that a stray read poisons a sum instead of adding
+// the heap's next bytes.
+TEST_F(SimRuntime, ReadsPastAnAllocationAreNaN) {
+  for (const std::size_t n : {std::size_t{16}, std::size_t{256}, std::size_t{1000}}) {
+    float* d = nullptr;
+    ASSERT_EQ(cudaMalloc(&d, n * sizeof(float)), cudaSuccess);
+    std::vector<float> h(n, 1.0f);
+    ASSERT_EQ(cudaMemcpy(d, h.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+    float* rounded_end = d + (n + 63) / 64 * 64;
+    for (const float* p : {d + n, rounded_end, rounded_end + 63, d - 1, d - 64}) {
+      EXPECT_TRUE(std::isnan(*p)) << "n=" << n << " offset " << (p - d);
+    }
+    EXPECT_EQ(cudaFree(d), cudaSuccess);
+  }
+}
+
+TEST_F(SimRuntime, StreamOrderedAllocationsAreRecordedAndFreed) {
+  cudalab::runner::start_recording();
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+  float* d = nullptr;
+  ASSERT_EQ(cudaMallocAsync(&d, 64 * sizeof(float), s), cudaSuccess);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(cudaMemsetAsync(d, 0, 64 * sizeof(float), s), cudaSuccess);
+  EXPECT_EQ(cudaFreeAsync(d, s), cudaSuccess);
+  EXPECT_EQ(cudaFreeAsync(d, s), cudaErrorInvalidValue);  // freed twice
+  EXPECT_EQ(cudaMallocAsync(reinterpret_cast<void**>(&d), 16, reinterpret_cast<cudaStream_t>(0x1234)),
+            cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(s), cudaSuccess);
+  const auto r = cudalab::runner::snapshot_records();
+  ASSERT_EQ(r.allocations.size(), 1u);
+  EXPECT_EQ(r.allocations[0].api, "cudaMallocAsync");
+  EXPECT_EQ(r.allocations[0].bytes, 64 * sizeof(float));
+  EXPECT_TRUE(r.allocations[0].freed);
+}
+
+/// Copies 4 floats to `host` on `stream` (a copy a GPU may still be doing when the call returns).
+void copy_out(float* host, const float* device, cudaStream_t stream) {
+  ASSERT_EQ(cudaMemcpyAsync(host, device, 4 * sizeof(float), cudaMemcpyDeviceToHost, stream), cudaSuccess);
+}
+
+TEST_F(SimRuntime, WorkOnAStreamNothingWaitedForIsReported) {
+  float* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 4 * sizeof(float)), cudaSuccess);
+  float h[4];
+  (void)cudalab::runner::unfinished_stream_work();  // streams are numbered from solve's last return
+  cudaStream_t blocking = nullptr, non_blocking = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&blocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreateWithFlags(&non_blocking, cudaStreamNonBlocking), cudaSuccess);
+  cudalab::runner::start_recording();
+
+  // Nothing waited: named, with the stream's number; then everything counts as finished.
+  copy_out(h, d, non_blocking);
+  const std::string late = cudalab::runner::unfinished_stream_work();
+  EXPECT_NE(late.find("stream 2"), std::string::npos) << late;
+  EXPECT_NE(late.find("cudaMemcpyAsync"), std::string::npos) << late;
+  EXPECT_NE(late.find("cudaStreamSynchronize"), std::string::npos) << late;
+  const auto failed = cudalab::runner::snapshot_records().first_failed_call;
+  ASSERT_TRUE(failed.has_value());
+  EXPECT_EQ(failed->error, "cudaErrorNotReady");
+  EXPECT_EQ(cudalab::runner::unfinished_stream_work(), "");
+
+  // Each of these waits for the copy.
+  copy_out(h, d, non_blocking);
+  ASSERT_EQ(cudaStreamSynchronize(non_blocking), cudaSuccess);
+  EXPECT_EQ(cudalab::runner::unfinished_stream_work(), "");
+  copy_out(h, d, blocking);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(cudalab::runner::unfinished_stream_work(), "");
+  cudaEvent_t e = nullptr;
+  ASSERT_EQ(cudaEventCreate(&e), cudaSuccess);
+  copy_out(h, d, non_blocking);
+  ASSERT_EQ(cudaEventRecord(e, non_blocking), cudaSuccess);
+  ASSERT_EQ(cudaEventSynchronize(e), cudaSuccess);
+  EXPECT_EQ(cudalab::runner::unfinished_stream_work(), "");
+  // A stream that waits for the event, then is synchronised.
+  copy_out(h, d, non_blocking);
+  ASSERT_EQ(cudaEventRecord(e, non_blocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamWaitEvent(blocking, e, 0), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(blocking), cudaSuccess);
+  EXPECT_EQ(cudalab::runner::unfinished_stream_work(), "");
+  // A synchronous copy on the legacy default stream waits for a blocking stream's work...
+  copy_out(h, d, blocking);
+  ASSERT_EQ(cudaMemcpy(h, d, sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(cudalab::runner::unfinished_stream_work(), "");
+  // ... not for a non-blocking stream's, and not a copy issued after it.
+  copy_out(h, d, non_blocking);
+  ASSERT_EQ(cudaMemcpy(h, d, sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_NE(cudalab::runner::unfinished_stream_work(), "");
+  ASSERT_EQ(cudaMemcpy(h, d, sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  copy_out(h, d, blocking);
+  EXPECT_NE(cudalab::runner::unfinished_stream_work(), "");
+  // An event recorded before the work does not cover it.
+  ASSERT_EQ(cudaEventRecord(e, non_blocking), cudaSuccess);
+  copy_out(h, d, non_blocking);
+  ASSERT_EQ(cudaEventSynchronize(e), cudaSuccess);
+  EXPECT_NE(cudalab::runner::unfinished_stream_work(), "");
+  // Destroying a stream does not wait for it.
+  copy_out(h, d, blocking);
+  ASSERT_EQ(cudaStreamDestroy(blocking), cudaSuccess);
+  EXPECT_NE(cudalab::runner::unfinished_stream_work().find("since destroyed"), std::string::npos);
+  // Work on the legacy default stream is the caller's to wait for (its next legacy call does).
+  ASSERT_EQ(cudaMemsetAsync(d, 0, 4, 0), cudaSuccess);
+  EXPECT_EQ(cudalab::runner::unfinished_stream_work(), "");
+
+  cudaEventDestroy(e);
+  cudaStreamDestroy(non_blocking);
+  cudaFree(d);
+}
+
+TEST_F(SimRuntime, CopiesPastANamedHostBufferAreRefusedAndNamed) {
+  std::vector<int> data(100, 7);
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 1000 * sizeof(int)), cudaSuccess);
+  cudalab::runner::name_host_buffers({{"data", data.data(), data.size() * sizeof(int)}});
+  cudalab::runner::start_recording();
+  EXPECT_EQ(cudaMemcpy(d, data.data(), 100 * sizeof(int), cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(d, data.data() + 50, 51 * sizeof(int), cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+  auto failed = cudalab::runner::snapshot_records().first_failed_call;
+  ASSERT_TRUE(failed.has_value());
+  EXPECT_NE(failed->cause.find("cudaMemcpy reads 204 bytes from the host buffer `data` of 400 bytes"),
+            std::string::npos)
+      << failed->cause;
+  cudalab::runner::clear_records();
+  EXPECT_EQ(cudaMemcpy(data.data(), d, 1000 * sizeof(int), cudaMemcpyDeviceToHost), cudaErrorInvalidValue);
+  failed = cudalab::runner::snapshot_records().first_failed_call;
+  ASSERT_TRUE(failed.has_value());
+  EXPECT_NE(failed->cause.find("writes 4000 bytes to the host buffer `data`"), std::string::npos) << failed->cause;
+  EXPECT_EQ(data[99], 7);  // nothing was copied
+  cudalab::runner::name_host_buffers({});
+  cudaGetLastError();
+  cudaFree(d);
 }
 
 }  // namespace

@@ -159,6 +159,25 @@ TEST(SimTranslate, ManagedVariablesAreRegistered) {
   EXPECT_NE(out.find("not_at_namespace_scope; }\n"), std::string::npos) << out;
 }
 
+TEST(SimTranslate, ConstantDefinitionsArePlacedAndRegistered) {
+  const std::string out = body(
+      "__constant__ float c[8], scale = 1.0f;\n"
+      "static __constant__ int table[3] = {1, 2, 3};\n"
+      "extern __constant__ float elsewhere[4];\n"
+      "__constant__ const float fixed[2] = {1, 2};\n");
+  EXPECT_NE(out.find("__constant__ CUDALAB_SIM_CONSTANT_PLACE float c[8], scale = 1.0f; "
+                     "CUDALAB_SIM_CONSTANT_VARIABLE(c); CUDALAB_SIM_CONSTANT_VARIABLE(scale);\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("static __constant__ CUDALAB_SIM_CONSTANT_PLACE int table[3] = {1, 2, 3}; "
+                     "CUDALAB_SIM_CONSTANT_VARIABLE(table);\n"),
+            std::string::npos)
+      << out;
+  // A declaration is registered where it is defined; a read-only one cannot share the section.
+  EXPECT_NE(out.find("extern __constant__ float elsewhere[4];\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("__constant__ const float fixed[2] = {1, 2};\n"), std::string::npos) << out;
+}
+
 TEST(SimTranslate, LaunchArgumentTextIsOneEscapedLine) {
   const std::string out = body(
       "void f() {\n"

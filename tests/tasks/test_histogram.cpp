@@ -128,6 +128,34 @@ TEST(Histogram, HintWhenOnlyAPrefixIsCounted) {
   EXPECT_NE(hint->find("exactly the first 65536 of the 100003 values"), std::string::npos) << *hint;
 }
 
+// histogram256's byte loop over ints: each value also brings its 3 zero high bytes to bin 0. The
+// bins were zeroed, so "never zeroed" would point the wrong way.
+TEST(Histogram, ExtraCountsInBinZeroThatAreAMultipleOfNAreNotBlamedOnZeroing) {
+  const Case c = make(4097, 256);
+  const auto bufs = task_testing::buffers(histogram(), c);
+  const Expected e = histogram().reference(c, bufs).at(0);
+  Buffer out = counted(bufs, e);
+  out.i32()[0] += 3 * 4097;
+  const auto hint = histogram().diagnose(c, bufs, out, e);
+  ASSERT_TRUE(hint);
+  EXPECT_NE(hint->find("bin 0 counts 12291 too many, exactly 3 for each of the 4097 values"), std::string::npos)
+      << *hint;
+  EXPECT_NE(hint->find("3 high bytes"), std::string::npos) << *hint;
+  EXPECT_EQ(hint->find("before this call"), std::string::npos) << *hint;
+  // One bin with a few extra counts: something that is not a value, counted there.
+  out = counted(bufs, e);
+  out.i32()[5] += 7;
+  const auto one_bin = histogram().diagnose(c, bufs, out, e);
+  ASSERT_TRUE(one_bin);
+  EXPECT_NE(one_bin->find("bin 5 counts 7 too many and every other bin is right"), std::string::npos) << *one_bin;
+  // Every bin twice its count: each value counted twice.
+  out = counted(bufs, e);
+  for (auto& v : out.i32()) v *= 2;
+  const auto twice = histogram().diagnose(c, bufs, out, e);
+  ASSERT_TRUE(twice);
+  EXPECT_NE(twice->find("exactly 2 times its count"), std::string::npos) << *twice;
+}
+
 TEST(Histogram, HintWhenLeftoversAddUp) {
   const Case c = make(1025, 33);
   const auto bufs = task_testing::buffers(histogram(), c);

@@ -1,5 +1,9 @@
 // 06_scale_2d: the reference scales each row by its own factor; float32 kernels pass; the 2D
 // launch is required; the hints for swapped indices and a row stride of M.
+#include <bit>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "task_testing.hpp"
@@ -75,6 +79,64 @@ TEST(Scale2d, HintsNameTheSwapTheRowStrideAndACopy) {
   const auto right = scaled(
       bufs, M, N, [](auto r, auto) { return r; }, [N](auto r, auto col) { return r * N + col; });
   EXPECT_FALSE(scale_2d().diagnose(c, bufs, as_output(right), e).has_value());
+}
+
+// The harness's poison: what an element never written holds.
+float poison() { return std::bit_cast<float>(0x7FA0DEADu); }
+
+// A wide matrix with rows M apart: rows overlap (the later row's thread wins, as on the simulator)
+// and B's tail is never written, the pattern of a short grid; the diagnosis names the stride.
+TEST(Scale2d, AWideMatrixWithRowsMApartGetsTheRowStrideHint) {
+  for (const char* label : {"M=3 N=5", "M=17 N=33", "M=3 N=1000", "M=255 N=257"}) {
+    const Case c = task_testing::case_labelled(scale_2d(), label);
+    const std::size_t M = c.dim("M"), N = c.dim("N");
+    const auto bufs = task_testing::buffers(scale_2d(), c);
+    const Expected e = scale_2d().reference(c, bufs).at(0);
+    const auto A = bufs[0].f32();
+    const auto s = bufs[1].f32();
+    std::vector<float> B(M * N, poison());
+    for (std::size_t r = 0; r < M; ++r) {
+      for (std::size_t col = 0; col < N; ++col) B[r * M + col] = s[r] * A[r * M + col];
+    }
+    ASSERT_GT(task_testing::mismatches(e, B), 0u) << label;
+    EXPECT_NE(scale_2d().diagnose(c, bufs, as_output(B), e).value_or("").find("row r starts at r * N"),
+              std::string::npos)
+        << label;
+  }
+}
+
+// s[col] where N > M: the columns from M on read past s; the hint names the index, not the grid.
+TEST(Scale2d, AFactorIndexedByTheColumnPastSIsNamed) {
+  for (const char* label : {"M=1 N=2", "M=3 N=5", "M=17 N=33"}) {
+    const Case c = task_testing::case_labelled(scale_2d(), label);
+    const std::size_t M = c.dim("M"), N = c.dim("N");
+    const auto bufs = task_testing::buffers(scale_2d(), c);
+    const Expected e = scale_2d().reference(c, bufs).at(0);
+    const auto A = bufs[0].f32();
+    const auto s = bufs[1].f32();
+    std::vector<float> B(M * N);
+    for (std::size_t r = 0; r < M; ++r) {
+      for (std::size_t col = 0; col < N; ++col) {
+        const float factor = col < M ? s[col] : 0.0f;  // past s: whatever lies there
+        B[r * N + col] = factor * A[r * N + col];
+      }
+    }
+    const auto hint = scale_2d().diagnose(c, bufs, as_output(B), e).value_or("");
+    EXPECT_NE(hint.find("s is indexed by the column"), std::string::npos) << label << ": " << hint;
+    EXPECT_NE(hint.find("every column from " + std::to_string(M) + " on is wrong"), std::string::npos) << hint;
+  }
+  // Columns from M on never written (a bound of col < M): not the factor's index.
+  const Case c = task_testing::case_labelled(scale_2d(), "M=3 N=5");
+  const auto bufs = task_testing::buffers(scale_2d(), c);
+  const Expected e = scale_2d().reference(c, bufs).at(0);
+  const auto right = scaled(
+      bufs, 3, 5, [](auto r, auto) { return r; }, [](auto r, auto col) { return r * 5 + col; });
+  std::vector<float> cut = right;
+  for (std::size_t r = 0; r < 3; ++r) {
+    for (std::size_t col = 3; col < 5; ++col) cut[r * 5 + col] = poison();
+  }
+  EXPECT_EQ(scale_2d().diagnose(c, bufs, as_output(cut), e).value_or("").find("indexed by the column"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "task_testing.hpp"
 
@@ -142,13 +145,23 @@ TEST(Transpose, HintWhenBIsIndexedAsMByN) {
 
 TEST(Transpose, HintWhenTilesAreNotMirrored) {
   for (const std::int64_t T : {16, 32}) {
-    for (const char* label : {"M=33 N=33", "M=64 N=48", "M=255 N=257", "M=1 N=100", "M=100 N=1", "M=17 N=33"}) {
+    for (const char* label : {"M=33 N=33", "M=64 N=48", "M=255 N=257", "M=17 N=33"}) {
       const Case c = task_testing::case_labelled(transpose(), label);
       const auto bufs = task_testing::buffers(transpose(), c);
+      if (T == 32 && std::string(label) == "M=17 N=33") continue;  // one tile column: below
       const auto hint = hint_for(c, bufs, unswapped_tiles(bufs[0].f32(), shape(c), T));
       EXPECT_TRUE(contains(hint, "Swap blockIdx.x and blockIdx.y")) << label << " T=" << T;
       EXPECT_TRUE(contains(hint, std::to_string(T) + "×" + std::to_string(T))) << label << " T=" << T << ": " << *hint;
     }
+  }
+  // Where B has tiles on one side of the diagonal only, a grid one tile short (the last tile row
+  // never written) leaves the same output: the swap is not claimed there.
+  for (const auto& [T, label] : std::vector<std::pair<std::int64_t, const char*>>{
+           {16, "M=1 N=100"}, {16, "M=100 N=1"}, {32, "M=1 N=100"}, {32, "M=100 N=1"}, {32, "M=17 N=33"}}) {
+    const Case c = task_testing::case_labelled(transpose(), label);
+    const auto bufs = task_testing::buffers(transpose(), c);
+    EXPECT_FALSE(contains(hint_for(c, bufs, unswapped_tiles(bufs[0].f32(), shape(c), T)), "Swap blockIdx"))
+        << label << " T=" << T;
   }
 }
 

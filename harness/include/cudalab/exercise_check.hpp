@@ -44,16 +44,24 @@ struct CheckOptions {
   std::vector<std::string> runner_prefix;
   /// Where the runner processes' own output goes, in full, when not null (the tool's reports).
   std::string* runner_output = nullptr;
+  /// The simulator's checked build (ToolchainConfig::checked), for the checked run every check
+  /// makes by default: the small cases run there too, beside the plain run, every access checked
+  /// and each block's threads in other orders; what it finds leads the case's report. It compiles
+  /// at the same time as the plain build. Null: no checked run (`check --fast`).
+  const Toolchain* checked_toolchain = nullptr;
 };
 
 /// One case's outcome.
 struct CaseResult {
-  Case c;                                   ///< the size checked
-  Verdict verdict = Verdict::passed;        ///< passed, or the first problem found
-  std::string message;                      ///< one line: what happened
-  std::vector<std::string> details;         ///< mismatches, the submission's output, …
-  std::vector<std::string> hints;           ///< what the mistake looks like
-  bool diagnosed = false;                   ///< a hint is the task's own diagnosis (Task::diagnose)
+  Case c;                             ///< the size checked
+  Verdict verdict = Verdict::passed;  ///< passed, or the first problem found
+  std::string message;                ///< one line: what happened
+  std::vector<std::string> details;   ///< mismatches, the submission's output, …
+  std::vector<std::string> hints;     ///< what the mistake looks like
+  bool diagnosed = false;             ///< a hint is the task's own diagnosis (Task::diagnose)
+  /// Every wrong output had a thread per element: a launch covered it (launches_cover), so its
+  /// grid was not short. True where no output was wrong.
+  bool output_covered = true;
   double solve_ms = 0;                      ///< wall time of solve in the runner (not a benchmark)
   protocol::Records records;                ///< launches, copies, allocations
   bool launches_recorded = false;           ///< false where kernel launches could not be traced
@@ -72,6 +80,12 @@ struct ExerciseResult {
   /// on the simulator a line that says why there is none.
   std::vector<std::string> timeline;
   Verdict verdict = Verdict::passed;  ///< passed, compile_error, or the first failing case's verdict
+  /// Whether every access of the small cases was checked (the checked run, or `--sanitize` on the
+  /// simulator): a pass is a full check. False after `check --fast`, or where the simulator could
+  /// not compile the file (checked_note says so).
+  bool full_check = false;
+  /// Where the checked run was asked for but could not run, why, in one line; empty otherwise.
+  std::string checked_note;
 
   /// How many of `cases` passed.
   [[nodiscard]] std::size_t passed_cases() const;

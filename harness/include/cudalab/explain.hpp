@@ -60,8 +60,9 @@ enum class OccupancyLimit {
   blocks,         ///< the SM's resident blocks (small blocks)
   registers,      ///< the register file
   shared_memory,  ///< shared memory
+  grid,           ///< the launch's own blocks: too few to give each SM more (a tiny grid)
 };
-/// "warps per SM", "blocks per SM", "registers", "shared memory".
+/// "warps per SM", "blocks per SM", "registers", "shared memory", "blocks in the grid".
 const char* occupancy_limit_name(OccupancyLimit limit);
 
 /// The theoretical occupancy of a kernel on a target: resident blocks and warps per SM.
@@ -70,12 +71,18 @@ struct Occupancy {
   unsigned warps_per_sm = 0;                     ///< their warps
   double fraction = 0;                           ///< warps_per_sm / the SM's maximum
   OccupancyLimit limit = OccupancyLimit::warps;  ///< the limit that binds (the first, where several do)
+  /// The fraction with blocks enough to fill every SM, the grid aside: ncu's "theoretical
+  /// occupancy", and what the time model uses. Equals `fraction` unless the limit is `grid`.
+  double theoretical = 0;
 };
 
 /// The occupancy of blocks of `threads` threads, `registers` registers per thread and
-/// `shared_bytes` of shared memory (static and dynamic) on `target`.
-Occupancy theoretical_occupancy(const GpuTarget& target, unsigned threads, unsigned registers,
-                                std::size_t shared_bytes);
+/// `shared_bytes` of shared memory (static and dynamic) on `target`, for a launch of
+/// `grid_blocks` blocks: its blocks spread over the SMs, so one SM holds at most
+/// ceil(grid_blocks / SMs) of them (a kernel of one block of one thread keeps 1 of an H100 SM's 64
+/// warps busy, not the 32 that 32 such blocks would). 0: as many blocks as the limits allow.
+Occupancy theoretical_occupancy(const GpuTarget& target, unsigned threads, unsigned registers, std::size_t shared_bytes,
+                                std::uint64_t grid_blocks = 0);
 
 /// Registers per thread of each entry function in nvcc's `-Xptxas -v` output, by mangled name.
 std::map<std::string, unsigned> parse_ptxas_registers(const std::string& output);

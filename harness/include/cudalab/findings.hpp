@@ -30,9 +30,10 @@ std::map<std::uint64_t, SourcePlace> locate_in_module(const std::filesystem::pat
 /// Turns `findings` into `r`'s verdict, message, details and hints (the first finding leads; the
 /// output's own verdict, if wrong, is kept as a detail). No-op when there are none. `known`: the
 /// places of the findings' offsets where they are known already (compute-sanitizer names lines
-/// itself); the rest are looked up in `module`.
+/// itself); the rest are looked up in `module`. `in_place_steps`: TaskInfo::in_place_steps (a race
+/// in one statement is then never fixed by an atomic).
 void judge_findings(const std::vector<protocol::Finding>& findings, const std::filesystem::path& module, CaseResult& r,
-                    const std::map<std::uint64_t, SourcePlace>* known = nullptr);
+                    const std::map<std::uint64_t, SourcePlace>* known = nullptr, bool in_place_steps = false);
 
 /// compute-sanitizer's report (any of its tools, text output, with the runner's "cudalab-case N"
 /// markers) as findings, each with the case it came from. The source places it names are added to

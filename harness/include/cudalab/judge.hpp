@@ -52,6 +52,23 @@ struct Mismatch {
   bool untouched = false;  ///< still the poison (outputs) or the input value (in-place buffers)
 };
 
+/// Where the wrong elements lie when they look like a grid that stopped early: the pattern
+/// behind compare_output's "does your grid cover ...?" hint, kept so that hints_with_launches
+/// can reword it once the launch records are known.
+struct GridPattern {
+  /// Which part of the output is wrong.
+  enum class Kind {
+    suffix,           ///< every element from `from` on (1D, or a 2D buffer read flat)
+    rows,             ///< every row from `from` on
+    columns,          ///< every column from `from_col` on
+    rows_and_columns  ///< every row from `from` on and every column from `from_col` on (an L)
+  };
+  Kind kind = Kind::suffix;  ///< the shape
+  std::size_t from = 0;      ///< first wrong element (suffix) or row (rows, rows_and_columns)
+  std::size_t from_col = 0;  ///< first wrong column (columns, rows_and_columns)
+  std::size_t hint = 0;      ///< index of its hint in OutputComparison::hints
+};
+
 /// The comparison of one output buffer.
 struct OutputComparison {
   std::string buffer;              ///< the output buffer's name
@@ -61,6 +78,9 @@ struct OutputComparison {
   std::size_t nonfinite = 0;       ///< written elements that are NaN or ±Inf
   std::vector<Mismatch> first;     ///< the first few wrong elements, by index
   std::vector<std::string> hints;  ///< what the pattern of wrong elements suggests
+  /// Set where one of `hints` asks whether the grid covers the output (a wrong suffix, wrong last
+  /// rows or columns).
+  std::optional<GridPattern> grid_pattern;
 
   /// Every element within its tolerance.
   [[nodiscard]] bool ok() const { return wrong == 0; }
@@ -77,6 +97,25 @@ bool is_poison(const Buffer& buffer, std::size_t i);
 /// selects the wording of hints about copies.
 OutputComparison compare_output(const Buffer& actual, const Expected& expected, const Buffer* before,
                                 bool host_pointers);
+
+/// Whether one launch of `records` ran a thread for every element of `output` (of case `c`): a
+/// launch of at least count() threads, where the launch is 1D (y and z extents 1) or the output
+/// is; for a 2D output (rows, cols) a 2D launch whose x extent (gridDim.x · blockDim.x) reaches
+/// the columns and whose y extent the rows, the usual mapping (x: column, y: row). Where the
+/// output is the input transposed (its rows named by the case's later dimension: 09's N×M B of
+/// an M×N A), a launch over the input counts too. False where launches were not recorded.
+bool launches_cover(const Buffer& output, const Case& c, const protocol::Records& records, bool launches_recorded);
+
+/// The hints of one wrong output (compare_output's `cmp.hints`) with what the launch records say.
+/// Where launches_cover(), no thread was missing, so the grid hint ("does your grid cover all n
+/// elements?") points the wrong way: a host-pointer exercise's wrong suffix from n/4 on becomes the
+/// copy-size hint (n bytes copied, not n elements), any other becomes a hint about the index and
+/// the bound each thread tests. Otherwise the grid hint stays, naming rows and columns by the
+/// case's dimension (the N rows of a transpose's N×M output, not "M rows"). `c` is the case,
+/// `info` the exercise (its pointer kind).
+std::vector<std::string> hints_with_launches(const OutputComparison& cmp, const Buffer& output, const Case& c,
+                                             const TaskInfo& info, const protocol::Records& records,
+                                             bool launches_recorded);
 
 /// Names of the input buffers of `original` whose bytes differ from those at `after[b]` now
 /// (where the runner had buffer b; null: unknown, counted as changed).
@@ -105,9 +144,14 @@ std::string describe_launches(const protocol::Records& records);
 struct CaseOutcome {
   Case c;               ///< the size
   bool passed = false;  ///< whether its check passed
+  /// A launch covered every wrong output of this case (launches_cover): its grid was not short.
+  bool covered = false;
 };
 
-/// A hint drawn from which sizes fail: "fails exactly when K is not a multiple of 16: ...".
+/// A hint drawn from which sizes fail: "fails exactly when K is not a multiple of 16: ...", "right
+/// only on multiples of 32: fails whenever one of M, N and K is not ...", "passes up to n=1000 and
+/// fails from n=65537 on". The last asks about the grid only where some failing case's launches
+/// did not cover its output.
 std::optional<std::string> size_pattern_hint(const std::vector<CaseOutcome>& outcomes);
 
 }  // namespace cudalab

@@ -60,6 +60,10 @@ inline std::size_t clock_calls_for(double median_s) {
   if (!(want < static_cast<double>(kMaxClockCalls))) return kMaxClockCalls;
   return want < static_cast<double>(kMinClockCalls) ? kMinClockCalls : static_cast<std::size_t>(want);
 }
+/// Check: the runner prints this and the case's index (among the spec's sets) on a line of its own
+/// before each case, so that what the program printed is shown with the case that printed it (and
+/// a tool's report, such as compute-sanitizer's, is read case by case).
+inline constexpr std::string_view kCaseMarker = "cudalab-case ";
 /// The parent reads at most this much of a reply (per case, for a check); a longer one is malformed.
 inline constexpr std::size_t kMaxReplyBytes = std::size_t{8} << 20;
 /// The record keeper keeps at most this many records of each kind; the rest are counted only.
@@ -142,8 +146,8 @@ struct Spec {
   ThreadOrder order = ThreadOrder::forward;
   std::vector<ThreadOrder> orders;  ///< per set, where they differ (empty: `order` for all)
   std::uint64_t order_seed = 0;     ///< ThreadOrder::shuffled
-  /// Check: print "cudalab-case N" on stdout before case N (a tool that reports on stdout, such as
-  /// compute-sanitizer, can then be read case by case).
+  /// Check: the runner runs under a tool (compute-sanitizer), which reports on stdout case by case
+  /// (kCaseMarker) and has red zones of its own: no guard zones around the buffers.
   bool case_markers = false;
   /// Check: page-lock the host buffers of a host-pointer exercise, as bench does (the streams
   /// exercise's contract: asynchronous copies overlap kernels only from page-locked memory).
@@ -295,7 +299,9 @@ enum class FindingKind {
   uninitialized,   ///< a read of memory nothing had written
   barrier,         ///< a __syncthreads that not every thread of the block reached
   warp,            ///< a warp operation whose mask names lanes that do not take part
+  shuffle_source,  ///< a shuffle read a lane that took no part (outside the mask or the block): undefined
   order,           ///< the result depends on the order the threads run in
+  unsynchronized,  ///< solve returned while a stream still had work queued that nothing waited for
 };
 const char* finding_kind_name(FindingKind kind);
 

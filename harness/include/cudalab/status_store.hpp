@@ -18,20 +18,22 @@ struct StoredStatus {
   std::string title;      ///< verdict_title(), as `list` shows it
   std::string backend;    ///< "gpu" or "sim"
   std::int64_t time = 0;  ///< when it was recorded, seconds since the epoch
+  /// Whether the check was a full one (ExerciseResult::full_check): a pass of `check --fast` is not.
+  bool full_check = false;
   /// The last `bench`'s time of the reference solution over this file's (1: as fast; above: faster)
   /// at its largest size, while the file was as it is now; absent if never measured since.
   std::optional<double> speed_vs_reference;
 };
 
 /// Where a student stands on an exercise, from its last check and bench: the course path's column.
-enum class Standing { not_started, failing, passing, passing_and_fast };
+enum class Standing { not_started, failing, passed_fast_check, passing, passing_and_fast };
 
 /// At least this much of the reference solution's speed (its time over yours) is "fast".
 inline constexpr double kFastVsReference = 0.8;
 
 /// The standing that `status` (of the student's kernel.cu; none if never checked) says.
 Standing standing_of(const std::optional<StoredStatus>& status);
-/// "not started", "failing", "passing", "passing and fast".
+/// "not started", "failing", "passed a fast check", "passing", "passing and fast".
 const char* standing_name(Standing s);
 
 /// Whether `result` judges its whole source file: every case was selected (no `--size`), and the

@@ -128,6 +128,9 @@ struct TaskInfo {
   /// by cudaMemcpyAsync in chunks on two or more streams, with kernels on those streams; on a GPU
   /// some copy must overlap a kernel (the copy and launch records show it).
   bool requires_streams = false;
+  /// Its kernels update an array in place, step by step (a scan's tree): a race there is fixed by a
+  /// barrier between reading and writing, or by double buffering, never by an atomic update.
+  bool in_place_steps = false;
   bool supports_tf32 = false;  ///< reference() knows the tolerance of Precision::tf32
 };
 

@@ -181,6 +181,9 @@ cudaError_t cudaMallocHost(void** ptr, size_t size);
 cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int flags);
 cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags);
 cudaError_t cudaFreeHost(void* ptr);
+/// The stream-ordered allocator (CUDA 11.2+): allocated and freed at the call here.
+cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream);
+cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream);
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream = 0);
@@ -236,6 +239,10 @@ cudaError_t cudalab_sim_register_symbol(void* symbol, size_t symbol_size);
 template <class T>
 inline cudaError_t cudaMalloc(T** devPtr, size_t size) {
   return cudaMalloc(reinterpret_cast<void**>(devPtr), size);
+}
+template <class T>
+inline cudaError_t cudaMallocAsync(T** devPtr, size_t size, cudaStream_t stream) {
+  return cudaMallocAsync(reinterpret_cast<void**>(devPtr), size, stream);
 }
 template <class T>
 inline cudaError_t cudaMallocManaged(T** devPtr, size_t size, unsigned int flags = cudaMemAttachGlobal) {

@@ -83,7 +83,10 @@ struct Region {
   std::size_t inner = 0;        // a 2D shared array's row length
   bool shared = false;
   bool freed = false;
-  bool dynamic = false;   // the extern __shared__ area
+  bool dynamic = false;              // the extern __shared__ area
+  bool constant = false;             // a __constant__ variable (bounds only: it is written from the host)
+  std::uintptr_t section_begin = 0;  // constants: the section they and their pads fill
+  std::uintptr_t section_end = 0;
   std::uint32_t gen = 0;  // shared: the block run it was last poisoned for
   std::vector<Cell> cells;
 };
@@ -236,6 +239,10 @@ std::string region_name(const Region& r) {
   const std::size_t bytes = r.end - r.begin;
   if (r.dynamic) return "the extern __shared__ array (" + plural(bytes, "byte") + " at this launch)";
   if (r.name.empty()) return "a " + std::to_string(bytes) + "-byte cudaMalloc allocation";
+  if (r.constant && r.element != 0 && bytes / r.element > 1) {
+    return "the __constant__ array " + r.name + " (" + plural(bytes / r.element, "element") + ")";
+  }
+  if (r.constant) return "the __constant__ variable " + r.name + " (" + plural(bytes, "byte") + ")";
   if (r.element != 0) return r.name + " (" + plural(bytes / r.element, "element") + ")";
   return r.name + " (" + plural(bytes, "byte") + ")";
 }
@@ -447,7 +454,8 @@ void check(std::uintptr_t a, unsigned size, bool write, std::uintptr_t pc) {
       c.last = r;
     }
   }
-  if (profile::active) {  // explain counts what the access costs instead of checking it
+  if (profile::active) {      // explain counts what the access costs instead of checking it
+    if (r->constant) return;  // constants are not counted (the constant cache is not modelled)
     profile::access(a, size, write, c.atomic, pc, c.thread,
                     {r->shared, r->name.empty() ? nullptr : &r->name, r->element, r->inner, r->end - r->begin});
     return;
@@ -473,6 +481,40 @@ void check(std::uintptr_t a, unsigned size, bool write, std::uintptr_t pc) {
 std::vector<Cell> cells_for(std::size_t bytes) {
   if (bytes > kMaxShadowedBytes || profile::active) return {};  // explain keeps no shadow state
   return std::vector<Cell>((bytes + kWord - 1) / kWord);
+}
+
+/// Bytes before and after a `__constant__` variable in which an access is out of its bounds.
+constexpr std::uintptr_t kConstantZone = 256;
+
+/// Lays out the red zones of the registered constants again, without the one at `removed` and with
+/// `added`: each zone as far as kConstantZone, within the constants' section (only constants and
+/// pads fill it), never into a neighbour. Regions keep their addresses (a cached `Ctx::last` of
+/// another constant stays valid).
+void layout_constants(Global& g, std::uintptr_t removed, std::unique_ptr<Region> added) {
+  std::vector<std::unique_ptr<Region>> constants;
+  for (auto it = g.regions.begin(); it != g.regions.end();) {
+    if (it->second->constant) {
+      if (it->second->begin != removed) constants.push_back(std::move(it->second));
+      it = g.regions.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (added) constants.push_back(std::move(added));
+  std::ranges::sort(constants, {}, [](const auto& r) { return r->begin; });
+  std::uintptr_t previous_end = 0;
+  for (std::size_t i = 0; i < constants.size(); ++i) {
+    Region& r = *constants[i];
+    r.zone_begin = std::max({r.begin >= kConstantZone ? r.begin - kConstantZone : 0, r.section_begin, previous_end});
+    r.zone_end = std::min(r.end + kConstantZone, r.section_end);
+    if (i + 1 < constants.size()) r.zone_end = std::min(r.zone_end, constants[i + 1]->begin);
+    r.zone_end = std::max(r.zone_end, r.end);
+    previous_end = r.zone_end;
+  }
+  for (auto& r : constants) {
+    const std::uintptr_t key = r->zone_begin;
+    g.regions.emplace(key, std::move(r));
+  }
 }
 
 void release_quarantine(Global& g) {
@@ -539,6 +581,17 @@ void report_launch(protocol::FindingKind kind, const char* kernel, const std::st
   f.access.pc = module_offset(pc);
   f.grid = {0, 0, 0};  // no thread of the kernel ran
   add(std::move(f), pc, 0);
+}
+
+void report_host(protocol::Finding f, std::uintptr_t pc, std::uintptr_t other_pc) {
+  if (counted(f.kind, pc, other_pc, 0)) return;
+  f.access.pc = module_offset(pc);
+  if (other_pc != 0) {
+    f.other.emplace();
+    f.other->pc = module_offset(other_pc);
+  }
+  f.grid = {0, 0, 0};  // no thread of a kernel
+  add(std::move(f), pc, other_pc);
 }
 
 void host_wrote(const void* p, std::size_t bytes) {
@@ -611,6 +664,42 @@ void barrier_released(unsigned arrived, unsigned threads, int line, std::uintptr
 void warp_synced(unsigned warp) {
   Ctx& c = ctx();
   if (warp < 32) ++c.warp_epoch[warp];
+}
+
+void undefined_shuffle(int op, unsigned lane, unsigned src, unsigned mask, Absent why, int line, std::uintptr_t pc,
+                       const uint3& thread) {
+  Ctx& c = ctx();
+  if (c.desc == nullptr || counted(FindingKind::shuffle_source, pc, 0, line)) return;
+  static constexpr const char* kNames[] = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync"};
+  const char* name =
+      op >= CUDALAB_SIM_SHFL_IDX && op <= CUDALAB_SIM_SHFL_XOR ? kNames[op - CUDALAB_SIM_SHFL_IDX] : "a shuffle";
+  char mask_text[16];
+  std::snprintf(mask_text, sizeof mask_text, "0x%08x", mask);
+  std::string reason;
+  switch (why) {
+    case Absent::outside_mask:
+      reason = "is not in the mask and does not make the call";
+      break;
+    case Absent::exited:
+      reason = "has exited";
+      break;
+    case Absent::beyond_block:
+      reason = "does not exist (the block has " +
+               plural(std::size_t{c.desc->block.x} * c.desc->block.y * c.desc->block.z, "thread") + ")";
+      break;
+  }
+  protocol::Finding f;
+  f.kind = FindingKind::shuffle_source;
+  f.kernel = c.desc->name;
+  f.target = name;
+  f.where = "lane " + std::to_string(lane) + " read lane " + std::to_string(src) + " of its warp with mask " +
+            mask_text + ", and lane " + std::to_string(src) + " " + reason +
+            ": the value it gets is undefined (an H100 gives 0, and so does the simulator)";
+  f.access.block = as_array(unflatten(c.block, c.desc->grid));
+  f.access.thread = as_array(thread);
+  f.access.line = line;
+  f.access.pc = module_offset(pc);
+  add(std::move(f), pc, 0);
 }
 
 void* dynamic_shared(std::size_t bytes) {
@@ -866,6 +955,30 @@ CUDALAB_SIM_ATOMICS(16, std::uint16_t)
 CUDALAB_SIM_ATOMICS(32, std::uint32_t)
 CUDALAB_SIM_ATOMICS(64, std::uint64_t)
 #undef CUDALAB_SIM_ATOMICS
+
+void cudalab_sim_constant_variable(const void* addr, size_t bytes, size_t element, const char* name,
+                                   const void* section_begin, const void* section_end, int add) {
+  using namespace cudalab::sim::checks;
+  Global& g = global();
+  std::lock_guard lock(g.mutex);
+  const auto begin = reinterpret_cast<std::uintptr_t>(addr);
+  if (tls_ctx != nullptr) tls_ctx->last = nullptr;
+  const auto first = reinterpret_cast<std::uintptr_t>(section_begin);
+  const auto last = reinterpret_cast<std::uintptr_t>(section_end);
+  std::unique_ptr<Region> r;
+  // Only a constant inside its section can be given red zones that hold nothing else.
+  if (add != 0 && bytes != 0 && first <= begin && begin + bytes <= last) {
+    r = std::make_unique<Region>();
+    r->begin = begin;
+    r->end = begin + bytes;
+    r->name = name != nullptr ? name : "";
+    r->element = element;
+    r->constant = true;
+    r->section_begin = first;
+    r->section_end = last;
+  }
+  layout_constants(g, begin, std::move(r));
+}
 
 void* cudalab_sim_checked_shared(const void* key, size_t bytes, size_t align, const char* name, size_t element,
                                  size_t inner) {

@@ -36,6 +36,9 @@ bool freed(const void* p);
 /// A launch that passes freed memory (kind use_after_free): `argument` names it; `pc` is the
 /// launch's return address in the module.
 void report_launch(protocol::FindingKind kind, const char* kernel, const std::string& argument, std::uintptr_t pc);
+/// A finding of the host side (no thread ran): `f` as made, at the submission's return address
+/// `pc` and, where known, a second place `other_pc` (f.other is set from it).
+void report_host(protocol::Finding f, std::uintptr_t pc, std::uintptr_t other_pc);
 /// The host wrote [p, p + bytes) of device memory (a copy, a memset): it counts as written.
 void host_wrote(const void* p, std::size_t bytes);
 

@@ -16,7 +16,10 @@
 //   mmap'd once per host thread with a guard page and reused for every block and launch.
 // - Shared memory starts every block as 0xFF bytes (NaN, -1), as uninitialised memory is garbage
 //   on a GPU: the dynamic buffer and namespace-scope variables here, before the block; static
-//   variables in functions when the block's first thread reaches them (CUDALAB_SIM_NOTE_SHARED).
+//   variables in functions when the block's first thread reaches them (cudalab_sim_guarded_shared).
+// - The dynamic buffer and (plain build) each function-scope __shared__ variable are followed by
+//   guard bytes, checked when the block ends: a write past the end fails the launch, naming the
+//   array, instead of corrupting the heap (the checked build names the line instead).
 // - Pointer arguments of a launch must be device-accessible memory (device_accessible), else the
 //   launch fails as an illegal access would on a GPU.
 // - Under ThreadSanitizer the fiber switches are annotated, so TSan follows CUDA threads.
@@ -95,6 +98,38 @@ struct Thread {
   unsigned long long out = 0;
 };
 
+/// Bytes after each shared array whose change shows a write past its end: twice the array (a wrong
+/// index usually overshoots by a multiple of it: 64 bins indexed by a byte), 1 KiB to 32 KiB. A
+/// write beyond the guard lands in the next variable's copy (or nothing): never the heap.
+std::size_t guard_bytes(std::size_t bytes) {
+  return std::clamp<std::size_t>((2 * bytes + 63) / 64 * 64, 1024, std::size_t{32} << 10);
+}
+
+/// The offset of the first of `n` guard bytes at `p` that is no longer 0xFF, or `n`.
+std::size_t changed_guard(const unsigned char* p, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t v;
+    std::memcpy(&v, p + i, 8);
+    if (v != ~std::uint64_t{0}) break;
+  }
+  for (; i < n; ++i) {
+    if (p[i] != 0xff) return i;
+  }
+  return n;
+}
+
+/// The plain build's copy of one function-scope `__shared__` variable on one host thread.
+struct SharedCopy {
+  const void* key = nullptr;  // the declaration's slot (cudalab_sim::shared_slot)
+  unsigned char* data = nullptr;
+  std::size_t bytes = 0;
+  std::size_t element = 0;  // bytes per element of a one-dimensional array, else 0
+  std::size_t guard = 0;    // guard bytes after `data + bytes`
+  const char* name = "";
+  unsigned long long generation = 0;  // the block it was last handed out for
+};
+
 struct Job {
   const cudalab_sim_launch_desc* desc = nullptr;
   void (*thunk)(void*) = nullptr;
@@ -107,6 +142,7 @@ struct Job {
   cudaError_t error = cudaErrorLaunchFailure;  // what a failed launch leaves sticky
   std::size_t static_shared = 0;
   std::vector<void* (*)(std::size_t*)> namespace_shared;  // accessors, snapshot at launch
+  std::string overrun;  // why a write past a shared array failed the launch (the failed call's cause)
 };
 
 /// Namespace-scope `__shared__` accessors and `__managed__` variables of the loaded modules.
@@ -133,7 +169,13 @@ struct Worker {
   std::size_t ready_size = 0;
   std::vector<Fiber*> barrier_waiters;
   std::vector<char> dynamic_shared;
+  std::size_t dynamic_guard = 0;  // guard bytes after the launch's dynamic shared memory (0: the checks' arena)
   std::vector<std::pair<const void*, std::size_t>> shared_notes;
+  // The plain build's function-scope __shared__ variables, in arena chunks that are never freed
+  // (a block's pointers into them stay valid when a new chunk is added).
+  std::vector<SharedCopy> shared_copies;
+  unsigned char* arena = nullptr;
+  std::size_t arena_left = 0;
   std::vector<unsigned> order;  // the order threads start in, when not forward
 
   // The block being run.
@@ -420,6 +462,53 @@ void set_order(Worker& w, unsigned long long block) {
   }
 }
 
+/// A write past the end of a shared array found by its guard: the launch fails (sticky
+/// cudaErrorLaunchFailure, the first failing call) with `what`, which names the array.
+void overrun(Worker& w, Job& job, const std::string& what) {
+  {
+    std::lock_guard lock(job.mutex);
+    if (!job.failed.load()) {
+      job.error = cudaErrorLaunchFailure;
+      job.overrun = what;
+    }
+  }
+  fail(w, "kernel '" + std::string(job.desc->name) + "' " + what);
+}
+
+/// When a block ends: the guard bytes after the dynamic shared memory and after each static
+/// `__shared__` variable the block used must still be 0xFF.
+void check_guards(Worker& w, Job& job) {
+  const std::string block = "block (" + std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y) + "," +
+                            std::to_string(blockIdx.z) + ")";
+  const std::size_t shmem = job.desc->shmem;
+  if (w.dynamic_guard != 0) {
+    const auto* guard = reinterpret_cast<const unsigned char*>(w.dynamic_shared.data()) + shmem;
+    if (const std::size_t at = changed_guard(guard, w.dynamic_guard); at < w.dynamic_guard) {
+      overrun(w, job,
+              "wrote past the end of the extern __shared__ array (" + std::to_string(shmem) +
+                  " bytes at this launch, the third <<<>>> parameter): " + block + " changed byte " +
+                  std::to_string(at) + " past its end; pass the size the kernel uses, and keep every index below it");
+      return;
+    }
+  }
+  for (const SharedCopy& s : w.shared_copies) {
+    if (s.generation != cudalab_sim_block_generation) continue;  // not used by this block
+    const std::size_t at = changed_guard(s.data + s.bytes, s.guard);
+    if (at == s.guard) continue;
+    std::string detail;
+    if (s.element != 0) {
+      detail = std::to_string(s.bytes / s.element) + " elements): " + block + " wrote " + s.name + "[" +
+               std::to_string((s.bytes + at) / s.element) + "]";
+    } else {
+      detail = std::to_string(s.bytes) + " bytes): " + block + " changed byte " + std::to_string(at) + " past its end";
+    }
+    overrun(w, job,
+            "wrote past the end of the __shared__ array '" + std::string(s.name) + "' (" + detail +
+                "; keep every index below the array's size, or declare it as large as the indices reach");
+    return;
+  }
+}
+
 void run_block(Worker& w, Job& job, unsigned long long b) {
   const cudalab_sim_launch_desc& d = *job.desc;
   blockIdx.x = static_cast<unsigned>(b % d.grid.x);
@@ -429,7 +518,7 @@ void run_block(Worker& w, Job& job, unsigned long long b) {
   // A new block: its shared memory reads as garbage until written (NaN / -1 here).
   ++cudalab_sim_block_generation;
   if (checks::active) checks::block_begin(b);
-  if (d.shmem != 0) std::memset(cudalab_sim_dynamic_shared, 0xff, d.shmem);
+  if (d.shmem + w.dynamic_guard != 0) std::memset(cudalab_sim_dynamic_shared, 0xff, d.shmem + w.dynamic_guard);
   for (auto* address : job.namespace_shared) {
     std::size_t bytes = 0;
     void* p = address(&bytes);
@@ -457,6 +546,7 @@ void run_block(Worker& w, Job& job, unsigned long long b) {
   // Back here when every thread has exited, or when nothing can run (deadlock, fault).
   w.current = &w.scheduler;
   if (w.live != 0 && !w.fault) describe_deadlock(w);
+  if (!w.fault) check_guards(w, job);
   if (w.fault) {
     // Parked fibers are abandoned (their stacks are reused; destructors do not run).
     w.free_fibers = w.fibers;
@@ -482,8 +572,11 @@ void run_blocks(Job& job) {
   gridDim = job.desc->grid;
   if (checks::active) {
     cudalab_sim_dynamic_shared = checks::dynamic_shared(job.desc->shmem);
+    w.dynamic_guard = 0;  // the checks' arena has red zones, and the checks name the line
   } else {
-    if (w.dynamic_shared.size() < job.desc->shmem) w.dynamic_shared.resize(job.desc->shmem);
+    w.dynamic_guard = guard_bytes(job.desc->shmem);
+    const std::size_t size = job.desc->shmem + w.dynamic_guard;
+    if (w.dynamic_shared.size() < size) w.dynamic_shared.resize(size);
     cudalab_sim_dynamic_shared = w.dynamic_shared.data();
   }
   while (!job.failed.load(std::memory_order_relaxed)) {
@@ -749,6 +842,14 @@ void cudalab_sim_launch(const cudalab_sim_launch_desc* desc, void (*thunk)(void*
   if (job.failed.load()) {
     std::fprintf(stderr, "cudalab-sim: %s\n", job.message.c_str());
     std::fflush(stderr);
+    if (!job.overrun.empty()) {
+      // Corrupted shared memory is the launch's own fault: the report leads with it.
+      char config[96];
+      std::snprintf(config, sizeof config, "<<<(%u,%u,%u), (%u,%u,%u)>>>", g.x, g.y, g.z, b.x, b.y, b.z);
+      cudalab::runner::record_failed_call(
+          {desc->name + std::string(config) + "(" + (desc->arg_text ? desc->arg_text : "") + ")",
+           "cudaErrorLaunchFailure", job.message});
+    }
     set_sticky(job.error);
   }
 }
@@ -788,6 +889,10 @@ int cudalab_sim_syncthreads(int line, int op, int pred) {
       return static_cast<int>(w.last_true);
   }
 }
+
+/// Device code used something the simulator does not run (a grid-wide barrier, say): the launch
+/// fails with `what`.
+void cudalab_sim_unsupported(const char* what) { fault_in_kernel(cudaErrorNotSupported, what); }
 
 unsigned cudalab_sim_activemask(void) {
   Worker* wp = tls_worker;
@@ -859,22 +964,24 @@ unsigned long long cudalab_sim_warp_op(int line, int op, unsigned mask, unsigned
     Thread& p = w.threads[base + l];
     const unsigned wd = static_cast<unsigned>(p.width);
     const unsigned seg = l & ~(wd - 1);
+    // The source lane as PTX's shfl.sync computes it: the offset's low 5 bits; out of range of
+    // the caller's segment (below it for up, above it for down and xor) reads the caller's own.
+    const unsigned b = static_cast<unsigned>(p.arg) & 31u;
     unsigned src = l;
     switch (p.op) {
       case CUDALAB_SIM_SHFL_IDX:
-        src = seg + (static_cast<unsigned>(p.arg) & (wd - 1));
+        src = seg + (b & (wd - 1));
         break;
       case CUDALAB_SIM_SHFL_UP:
-        src = (l - seg) >= static_cast<unsigned>(p.arg) ? l - static_cast<unsigned>(p.arg) : l;
+        src = l - seg >= b ? l - b : l;
         break;
       case CUDALAB_SIM_SHFL_DOWN:
-        src = (l - seg) + static_cast<unsigned>(p.arg) < wd ? l + static_cast<unsigned>(p.arg) : l;
+        src = l + b < seg + wd ? l + b : l;
         break;
-      case CUDALAB_SIM_SHFL_XOR: {
-        const unsigned j = l ^ (static_cast<unsigned>(p.arg) & 31u);
-        src = (j & ~(wd - 1)) == seg ? j : l;
+      case CUDALAB_SIM_SHFL_XOR:
+        // Only an upper bound: a lane may read an earlier segment (CUDA's guide says so too).
+        src = (l ^ b) < seg + wd ? l ^ b : l;
         break;
-      }
       default:
         break;
     }
@@ -887,8 +994,19 @@ unsigned long long cudalab_sim_warp_op(int line, int op, unsigned mask, unsigned
       case CUDALAB_SIM_SHFL_UP:
       case CUDALAB_SIM_SHFL_DOWN:
       case CUDALAB_SIM_SHFL_XOR:
-        // A source lane outside the mask gives an undefined value in CUDA; here, its own.
-        r = (mask >> src & 1u) ? w.threads[base + src].in : p.in;
+        if (mask >> src & 1u) {
+          r = w.threads[base + src].in;
+        } else {
+          // The source lane takes no part (outside the mask, exited, or beyond a partial warp):
+          // undefined in CUDA; an H100 reads 0 (what makes NVIDIA's reduce4-7 samples right).
+          r = 0;
+          if (checks::active) {
+            const checks::Absent why = base + src >= w.nthreads                   ? checks::Absent::beyond_block
+                                       : w.threads[base + src].wait == Wait::done ? checks::Absent::exited
+                                                                                  : checks::Absent::outside_mask;
+            checks::undefined_shuffle(p.op, l, src, mask, why, p.line, p.pc, p.idx);
+          }
+        }
         break;
       case CUDALAB_SIM_BALLOT:
         r = ballot;
@@ -941,6 +1059,48 @@ unsigned long long cudalab_sim_warp_op(int line, int op, unsigned mask, unsigned
     if (l != lane) push_ready(w, p.fiber);
   }
   return t.out;
+}
+
+void* cudalab_sim_guarded_shared(const void* key, size_t bytes, size_t align, size_t element, const char* name) {
+  Worker& w = worker();
+  SharedCopy* s = nullptr;
+  for (SharedCopy& c : w.shared_copies) {
+    if (c.key == key) {
+      s = &c;
+      break;
+    }
+  }
+  if (s == nullptr) {
+    const std::size_t guard = guard_bytes(bytes);
+    const std::size_t a = std::max<std::size_t>(align, 64);
+    auto place = [&]() -> unsigned char* {
+      const auto at = reinterpret_cast<std::uintptr_t>(w.arena);
+      const std::size_t pad = (a - at % a) % a;
+      if (w.arena == nullptr || pad + bytes + guard > w.arena_left) return nullptr;
+      w.arena += pad + bytes + guard;
+      w.arena_left -= pad + bytes + guard;
+      return reinterpret_cast<unsigned char*>(at + pad);
+    };
+    unsigned char* data = place();
+    if (data == nullptr) {
+      const std::size_t chunk = std::max<std::size_t>(std::size_t{4} << 20, bytes + guard + a);
+      void* mem = mmap(nullptr, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (mem == MAP_FAILED) {
+        std::fprintf(stderr, "cudalab-sim: out of memory for __shared__ variables\n");
+        std::abort();
+      }
+      w.arena = static_cast<unsigned char*>(mem);
+      w.arena_left = chunk;
+      data = place();
+    }
+    w.shared_copies.push_back({key, data, bytes, element, guard, name, 0});
+    s = &w.shared_copies.back();
+  }
+  s->generation = cudalab_sim_block_generation;
+  std::memset(s->data + s->bytes, 0xff, s->guard);             // re-armed for this block
+  if (w.thread == nullptr) std::memset(s->data, 0xff, bytes);  // host code: cudalab_sim_shared_block skips it
+  cudalab_sim_shared_block(s->data, bytes);
+  return s->data;
 }
 
 void cudalab_sim_shared_block(void* addr, size_t bytes) {

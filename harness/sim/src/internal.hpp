@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "cudalab_sim/device.hpp"
@@ -42,3 +43,15 @@ void record_launch(const cudalab_sim_launch_desc& desc, std::size_t static_share
 void record_invalid_configuration(const cudalab_sim_launch_desc& desc);
 
 }  // namespace cudalab::sim
+
+namespace cudalab::sim::checks {
+
+/// Why a shuffle's source lane took no part in it.
+enum class Absent { outside_mask, exited, beyond_block };
+/// The checked build (checks.cpp): a shuffle (`op`, a cudalab_sim_warp_opcode) by `lane` of the
+/// running block read lane `src` of its warp, in range of its width but taking no part (`why`):
+/// the value is undefined in CUDA. Reported once per line.
+void undefined_shuffle(int op, unsigned lane, unsigned src, unsigned mask, Absent why, int line, std::uintptr_t pc,
+                       const uint3& thread);
+
+}  // namespace cudalab::sim::checks

@@ -1,6 +1,8 @@
 // The simulator's CUDA runtime API: device memory is host memory, tracked so that every pointer
 // and size is checked as CUDA checks it; streams and events exist but work is synchronous
 // (a launch or copy has completed when the call returns, which CUDA's semantics allow).
+#include <dlfcn.h>
+#include <execinfo.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <new>
@@ -18,15 +21,34 @@
 #include "checks.hpp"
 #include "internal.hpp"
 #include "profile.hpp"
+#include "runner/device_checks.hpp"
 #include "runner/records.hpp"
+
+// Work runs at its call here, but a stream keeps what a GPU would still have queued on it: an
+// operation is pending until the host waits for it (a synchronize, a query that succeeded, a
+// synchronous copy after it on the legacy default stream). Each stream's last operation carries
+// a vector clock: for each stream, the last of its operations that must have finished first.
+using StreamClock = std::map<CUstream_st*, std::uint64_t>;
 
 struct CUstream_st {
   unsigned flags = 0;
+  bool destroyed = false;  // the handle is gone; kept while its work is pending
+  unsigned number = 0;     // 1 for the first stream created since solve's last return
+  std::uintptr_t created_pc = 0;
+  std::uint64_t seq = 0;  // operations enqueued
+  StreamClock clock;      // what the stream's last operation waits for, itself included
+  struct Op {
+    std::uint64_t seq;
+    std::string what;
+    std::uintptr_t pc;
+  };
+  std::deque<Op> pending;  // not yet known to have finished (never kept for the legacy stream)
 };
 struct CUevent_st {
   unsigned flags = 0;
   bool recorded = false;
   std::chrono::steady_clock::time_point when;
+  StreamClock clock;  // what had to finish before the event, as recorded
 };
 
 namespace cudalab::sim {
@@ -37,6 +59,7 @@ enum class Space { device, managed, pinned, symbol };
 struct Allocation {
   std::size_t bytes;
   Space space;
+  std::size_t zone = 0;  // guard bytes before the allocation (what to free is `base - zone`)
 };
 
 struct State {
@@ -45,6 +68,11 @@ struct State {
   std::size_t device_bytes = 0;
   std::set<CUstream_st*> streams;
   std::set<CUevent_st*> events;
+  CUstream_st legacy;              // the legacy default stream (0, cudaStreamLegacy)
+  CUstream_st per_thread;          // cudaStreamPerThread: a blocking stream of its own
+  StreamClock done;                // per stream, the last operation the host knows has finished
+  std::set<CUstream_st*> tracked;  // streams with operations (destroyed ones until they finish)
+  unsigned streams_created = 0;    // since solve's last return (names streams in messages)
   std::unordered_map<const void*, std::size_t> max_dynamic_shared;
 };
 
@@ -85,6 +113,125 @@ const Allocation* find(State& s, const void* p, std::size_t bytes, std::uintptr_
 
 bool device_side(Space s) { return s != Space::pinned; }
 
+/// The submission's return address into this runtime: the first frame outside libcudalab_sim.so
+/// (the module's call, or the launch its inlined code makes), for a finding's line; 0 if none.
+std::uintptr_t submission_pc() {
+  void* frames[24];
+  const int n = backtrace(frames, 24);
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<void*>(&submission_pc), &self) == 0) return 0;
+  for (int i = 1; i < n; ++i) {
+    Dl_info info{};
+    if (dladdr(frames[i], &info) != 0 && info.dli_fbase != self.dli_fbase) {
+      return reinterpret_cast<std::uintptr_t>(frames[i]);
+    }
+  }
+  return 0;
+}
+
+// ---- streams: what is still queued (the caller holds the mutex) ----
+
+const char* kind_name(cudaMemcpyKind kind) {
+  constexpr const char* kNames[] = {"cudaMemcpyHostToHost", "cudaMemcpyHostToDevice", "cudaMemcpyDeviceToHost",
+                                    "cudaMemcpyDeviceToDevice", "cudaMemcpyDefault"};
+  return kind >= 0 && kind <= 4 ? kNames[kind] : "?";
+}
+
+std::string ordinal(unsigned n) {
+  const unsigned tens = n % 100;
+  const char* suffix = (tens >= 11 && tens <= 13) ? "th"
+                       : n % 10 == 1              ? "st"
+                       : n % 10 == 2              ? "nd"
+                       : n % 10 == 3              ? "rd"
+                                                  : "th";
+  return std::to_string(n) + suffix;
+}
+
+CUstream_st* stream_state(State& s, cudaStream_t stream) {
+  if (stream == nullptr || stream == cudaStreamLegacy) return &s.legacy;
+  if (stream == cudaStreamPerThread) return &s.per_thread;
+  return stream;
+}
+
+bool blocking(const CUstream_st* st) { return (st->flags & cudaStreamNonBlocking) == 0; }
+
+void merge(StreamClock& into, const StreamClock& from) {
+  for (const auto& [st, seq] : from) {
+    auto& mine = into[st];
+    mine = std::max(mine, seq);
+  }
+}
+
+/// An operation on `st`. The legacy default stream waits for all earlier work of blocking streams,
+/// and blocking streams wait for its earlier work.
+void enqueue(State& s, CUstream_st* st, std::string what, std::uintptr_t pc) {
+  if (st == &s.legacy) {
+    for (CUstream_st* other : s.tracked) {
+      if (other != st && blocking(other)) merge(st->clock, other->clock);
+    }
+  } else if (blocking(st)) {
+    merge(st->clock, s.legacy.clock);
+  }
+  st->clock[st] = ++st->seq;
+  s.tracked.insert(st);
+  if (st != &s.legacy && st->pending.size() < 4096) st->pending.push_back({st->seq, std::move(what), pc});
+}
+
+/// The clock of `stream` as a host wait on it sees it: a wait on the legacy stream waits for the
+/// blocking streams' earlier work too.
+StreamClock wait_clock(State& s, CUstream_st* st) {
+  StreamClock c = st->clock;
+  if (st == &s.legacy) {
+    for (CUstream_st* other : s.tracked) {
+      if (blocking(other)) merge(c, other->clock);
+    }
+  }
+  return c;
+}
+
+/// The host waited for everything `c` names: forget what has finished, and destroyed streams
+/// whose work is all done.
+void host_waited(State& s, const StreamClock& c) {
+  merge(s.done, c);
+  const auto prune = [&](StreamClock& clock) {
+    std::erase_if(clock, [&](const auto& e) { return e.second <= s.done[e.first]; });
+  };
+  for (CUstream_st* st : s.tracked) {
+    const std::uint64_t finished = s.done[st];
+    while (!st->pending.empty() && st->pending.front().seq <= finished) st->pending.pop_front();
+  }
+  for (CUstream_st* st : s.tracked) prune(st->clock);
+  for (CUevent_st* ev : s.events) prune(ev->clock);
+  for (auto it = s.tracked.begin(); it != s.tracked.end();) {
+    CUstream_st* st = *it;
+    if (st->destroyed && st->pending.empty() && st->clock.empty()) {
+      s.done.erase(st);
+      delete st;
+      it = s.tracked.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+/// Everything finished (cudaDeviceSynchronize).
+void device_waited(State& s) {
+  StreamClock all;
+  for (CUstream_st* st : s.tracked) merge(all, st->clock);
+  host_waited(s, all);
+}
+
+/// Work `what` (a copy, a memset) issued on `stream` at the submission's `pc`; a synchronous call
+/// on the legacy stream (`host_waits`) also waits for it and what it depends on.
+void stream_work(cudaStream_t stream, std::string what, bool host_waits) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  CUstream_st* st = stream_state(s, stream);
+  // The legacy stream's own work is never reported: the caller's next legacy call waits for it.
+  enqueue(s, st, st == &s.legacy ? std::string() : std::move(what), st == &s.legacy ? 0 : submission_pc());
+  if (host_waits) host_waited(s, wait_clock(s, st));
+}
+
 namespace records = cudalab::runner;
 
 /// The record keeper's name for a space (symbols are never recorded as allocations).
@@ -119,15 +266,20 @@ cudaError_t allocate(const char* api, void** ptr, std::size_t size, Space space)
                                               "cudaErrorMemoryAllocation", "more memory than the device has free"});
   }
   const std::size_t rounded = (size + 255) / 256 * 256;
-  // Checked (--sanitize): red zones on both sides, where an access is out of bounds.
-  const std::size_t zone = checks::active ? checks::red_zone(size) : 0;
+  // Guard zones on both sides: with the checks on (--sanitize) an access there is out of bounds;
+  // without, they read as NaN / -1 (0xFF bytes), so that a read past the end poisons a float
+  // result instead of adding the heap's next bytes (often 0), and a stray write lands there
+  // instead of in the heap.
+  const std::size_t zone = checks::red_zone(size);
   void* real = std::aligned_alloc(256, rounded + 2 * zone);
   if (real == nullptr) return set_error(cudaErrorMemoryAllocation);
   void* p = static_cast<char*>(real) + zone;
   // Fresh device memory reads as NaN / -1, so a kernel that reads what nobody wrote shows it.
+  std::memset(real, 0xff, zone);
+  std::memset(static_cast<char*>(p) + rounded, 0xff, zone);
   if (space != Space::pinned) std::memset(p, 0xff, rounded);
   if (checks::active) checks::allocated(real, p, size, zone);
-  s.allocations[reinterpret_cast<std::uintptr_t>(p)] = Allocation{size, space};
+  s.allocations[reinterpret_cast<std::uintptr_t>(p)] = Allocation{size, space, zone};
   if (space != Space::pinned) s.device_bytes += size;
   *ptr = p;
   records::record_allocation(api, memory_kind(space), p, size);
@@ -138,6 +290,7 @@ cudaError_t release(void* ptr, bool pinned) {
   if (cudaError_t e = sticky_error()) return set_error(e);
   if (ptr == nullptr) return cudaSuccess;
   State& s = state();
+  std::size_t zone = 0;
   {
     std::lock_guard lock(s.mutex);
     auto it = s.allocations.find(reinterpret_cast<std::uintptr_t>(ptr));
@@ -152,12 +305,13 @@ cudaError_t release(void* ptr, bool pinned) {
                               "allocated?"});
     }
     if (it->second.space != Space::pinned) s.device_bytes -= it->second.bytes;
+    zone = it->second.zone;
     s.allocations.erase(it);
   }
   records::record_free(ptr);
   // A checked allocation is kept a while (an access after this is use after free), whether or
   // not the checks are still on.
-  if (!checks::released(ptr)) std::free(ptr);
+  if (!checks::released(ptr)) std::free(static_cast<char*>(ptr) - zone);
   return cudaSuccess;
 }
 
@@ -173,6 +327,9 @@ cudaError_t copy(const char* api, void* dst, const void* src, std::size_t count,
   if (count == 0) return cudaSuccess;
   if (dst == nullptr || src == nullptr) return failed_copy(cudaErrorInvalidValue, api, dst, src, count, kind);
   bool valid = true;
+  bool device_to_device = false;
+  bool dst_allocated = false;
+  bool src_allocated = false;
   {
     State& s = state();
     std::lock_guard lock(s.mutex);
@@ -180,6 +337,9 @@ cudaError_t copy(const char* api, void* dst, const void* src, std::size_t count,
     const Allocation* r = find(s, src, 0);
     const bool dst_dev = d != nullptr && device_side(d->space);
     const bool src_dev = r != nullptr && device_side(r->space);
+    device_to_device = dst_dev && src_dev;
+    dst_allocated = d != nullptr;
+    src_allocated = r != nullptr;
     bool want_dst_dev = dst_dev;
     bool want_src_dev = src_dev;
     if (kind != cudaMemcpyDefault) {
@@ -195,9 +355,26 @@ cudaError_t copy(const char* api, void* dst, const void* src, std::size_t count,
   }
   // Explained outside the lock: the record keeper keeps its own table of live allocations.
   if (!valid) return failed_copy(cudaErrorInvalidValue, api, dst, src, count, kind);
+  // A host side that runs past the end of one of the harness's host buffers: refused and named,
+  // where the copy would read or write past it (a crash, or another case's data).
+  std::string overrun = dst_allocated ? "" : records::host_buffer_overrun(api, dst, count, false);
+  if (overrun.empty() && !src_allocated) overrun = records::host_buffer_overrun(api, src, count, true);
+  if (!overrun.empty()) {
+    protocol::FailedCall call = records::explain_failed_copy(api, dst, src, count, static_cast<int>(kind),
+                                                             cudaGetErrorName(cudaErrorInvalidValue));
+    call.cause = std::move(overrun);
+    return failed(cudaErrorInvalidValue, std::move(call));
+  }
   std::memmove(dst, src, count);
   if (checks::active) checks::host_wrote(dst, count);
-  if (record) records::record_copy(api, static_cast<int>(kind), dst, src, count, stream);
+  if (record) {
+    records::record_copy(api, static_cast<int>(kind), dst, src, count, stream);
+    // cudaMemcpy returns when the copy is done (but for device to device), and it waits on the
+    // legacy stream: for every blocking stream's earlier work too.
+    const bool synchronous = std::strstr(api, "Async") == nullptr;
+    stream_work(stream, std::string(api) + " of " + std::to_string(count) + " bytes (" + kind_name(kind) + ")",
+                synchronous && !device_to_device);
+  }
   return cudaSuccess;
 }
 
@@ -218,6 +395,7 @@ cudaError_t fill(const char* api, void* ptr, int value, std::size_t count, cudaS
   }
   std::memset(ptr, value, count);
   if (checks::active) checks::host_wrote(ptr, count);
+  stream_work(stream, std::string(api) + " of " + std::to_string(count) + " bytes", false);
   return cudaSuccess;
 }
 
@@ -261,6 +439,7 @@ bool device_accessible(const void* p) {
 }
 
 void record_launch(const cudalab_sim_launch_desc& d, std::size_t static_shared) {
+  stream_work(d.stream, std::string("kernel '") + d.name + "'", false);
   if (!runner::recording()) return;
   protocol::Launch r;
   r.kernel = d.name;
@@ -284,7 +463,9 @@ void record_invalid_configuration(const cudalab_sim_launch_desc& d) {
   if (g.x == 0 || g.y == 0 || g.z == 0) {
     cause =
         "a grid of 0 blocks: a block count computed as n / threads rounds down to 0 when n is smaller than the "
-        "block; round up instead, (n + threads - 1) / threads";
+        "work of one block; round up instead, (n + work_per_block - 1) / work_per_block, where work_per_block is "
+        "the elements one block covers (its threads, or more where each thread does several: a 32×8 block over a "
+        "32×32 tile covers 1024)";
   } else if (b.x == 0 || b.y == 0 || b.z == 0) {
     cause = "a block of 0 threads";
   } else if (threads > kMaxThreadsPerBlock) {
@@ -314,6 +495,16 @@ cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int) {
   return allocate("cudaMallocManaged", devPtr, size, Space::managed);
 }
 cudaError_t cudaFree(void* devPtr) { return release(devPtr, false); }
+// The stream-ordered allocator: work is done at its call here, so the memory is usable at once
+// (as it is once the stream reaches the call on a GPU); recorded as cudaMalloc and cudaFree are.
+cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t stream) {
+  if (!valid_stream(stream)) return set_error(cudaErrorInvalidResourceHandle);
+  return allocate("cudaMallocAsync", devPtr, size, Space::device);
+}
+cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t stream) {
+  if (!valid_stream(stream)) return set_error(cudaErrorInvalidResourceHandle);
+  return release(devPtr, false);
+}
 cudaError_t cudaMallocHost(void** ptr, size_t size) { return allocate("cudaMallocHost", ptr, size, Space::pinned); }
 cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int) {
   return allocate("cudaHostAlloc", pHost, size, Space::pinned);
@@ -344,7 +535,10 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
       return e;
     }
   }
-  if (width * height > 0) records::record_copy("cudaMemcpy2D", static_cast<int>(kind), dst, src, width * height);
+  if (width * height > 0) {
+    records::record_copy("cudaMemcpy2D", static_cast<int>(kind), dst, src, width * height);
+    stream_work(nullptr, "cudaMemcpy2D", kind != cudaMemcpyDeviceToDevice);
+  }
   return cudaSuccess;
 }
 cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
@@ -393,6 +587,7 @@ cudaError_t cudalab_sim_memcpy_symbol(void* symbol, size_t symbol_size, void* bu
                           : (buffer_on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost);
   cudalab::runner::record_copy(to_symbol ? "cudaMemcpyToSymbol" : "cudaMemcpyFromSymbol", k, to_symbol ? sym : buffer,
                                to_symbol ? buffer : sym, count);
+  stream_work(nullptr, "", !buffer_on_device);
   return cudaSuccess;
 }
 
@@ -405,6 +600,11 @@ cudaError_t cudalab_sim_register_symbol(void* symbol, size_t symbol_size) {
 }
 
 cudaError_t cudaDeviceSynchronize(void) {
+  {
+    State& s = state();
+    std::lock_guard lock(s.mutex);
+    device_waited(s);
+  }
   if (cudaError_t e = sticky_error()) return set_error(e);
   return cudaSuccess;
 }
@@ -414,12 +614,17 @@ cudaError_t cudaDeviceReset(void) {
   std::lock_guard lock(s.mutex);
   for (auto it = s.allocations.begin(); it != s.allocations.end();) {
     if (it->second.space != Space::symbol) {
-      std::free(reinterpret_cast<void*>(it->first));
+      std::free(reinterpret_cast<char*>(it->first) - it->second.zone);
     }
     it = s.allocations.erase(it);
   }
   s.device_bytes = 0;
-  for (auto* st : s.streams) delete st;
+  device_waited(s);
+  for (auto* st : s.streams) {
+    s.tracked.erase(st);
+    s.done.erase(st);
+    delete st;
+  }
   s.streams.clear();
   for (auto* ev : s.events) delete ev;
   s.events.clear();
@@ -644,7 +849,10 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags)
   if (pStream == nullptr || flags > cudaStreamNonBlocking) return set_error(cudaErrorInvalidValue);
   State& s = state();
   std::lock_guard lock(s.mutex);
-  auto* st = new CUstream_st{flags};
+  auto* st = new CUstream_st;
+  st->flags = flags;
+  st->number = ++s.streams_created;
+  st->created_pc = submission_pc();
   s.streams.insert(st);
   *pStream = st;
   return cudaSuccess;
@@ -653,20 +861,36 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   State& s = state();
   std::lock_guard lock(s.mutex);
   if (s.streams.erase(stream) == 0) return set_error(cudaErrorInvalidResourceHandle);
-  delete stream;
+  // Destroying does not wait: the stream's queued work still runs, and is still pending.
+  if (s.tracked.contains(stream)) {
+    stream->destroyed = true;
+  } else {
+    s.done.erase(stream);
+    delete stream;
+  }
   return cudaSuccess;
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   if (!valid_stream(stream)) return set_error(cudaErrorInvalidResourceHandle);
+  {
+    State& s = state();
+    std::lock_guard lock(s.mutex);
+    host_waited(s, wait_clock(s, stream_state(s, stream)));
+  }
   if (cudaError_t e = sticky_error()) return set_error(e);
   return cudaSuccess;
 }
+// Everything has finished here: a query that says so is a wait the program may rely on.
 cudaError_t cudaStreamQuery(cudaStream_t stream) { return cudaStreamSynchronize(stream); }
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
   if (!valid_stream(stream)) return set_error(cudaErrorInvalidResourceHandle);
   State& s = state();
   std::lock_guard lock(s.mutex);
   if (s.events.count(event) == 0) return set_error(cudaErrorInvalidResourceHandle);
+  // The stream's later work (and a wait for the stream) waits for what the event covers.
+  CUstream_st* st = stream_state(s, stream);
+  merge(st->clock, event->clock);
+  s.tracked.insert(st);
   return cudaSuccess;
 }
 
@@ -675,7 +899,7 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
   if (event == nullptr || flags > 0x7) return set_error(cudaErrorInvalidValue);
   State& s = state();
   std::lock_guard lock(s.mutex);
-  auto* ev = new CUevent_st{flags, false, {}};
+  auto* ev = new CUevent_st{flags, false, {}, {}};
   s.events.insert(ev);
   *event = ev;
   return cudaSuccess;
@@ -694,12 +918,17 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   if (s.events.count(event) == 0) return set_error(cudaErrorInvalidResourceHandle);
   event->recorded = true;
   event->when = std::chrono::steady_clock::now();
+  CUstream_st* st = stream_state(s, stream);
+  if (st == &s.legacy) enqueue(s, st, "", 0);  // a legacy operation: after the blocking streams' work
+  event->clock = wait_clock(s, st);
+  if (st != &s.legacy && blocking(st)) merge(event->clock, s.legacy.clock);
   return cudaSuccess;
 }
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   State& s = state();
   std::lock_guard lock(s.mutex);
   if (s.events.count(event) == 0) return set_error(cudaErrorInvalidResourceHandle);
+  host_waited(s, event->clock);
   return sticky_error();
 }
 cudaError_t cudaEventQuery(cudaEvent_t event) { return cudaEventSynchronize(event); }
@@ -752,3 +981,45 @@ cudaError_t cudaFuncSetCacheConfig(const void* func, enum cudaFuncCache) {
 }
 
 }  // extern "C"
+
+// ---- the runner's question when solve returns (runner/device_checks.hpp) ----
+std::string cudalab::runner::unfinished_stream_work() {
+  State& s = state();
+  protocol::Finding f;
+  std::uintptr_t pc = 0;
+  std::uintptr_t created = 0;
+  std::string sentence;
+  {
+    std::lock_guard lock(s.mutex);
+    const CUstream_st* late = nullptr;
+    for (const CUstream_st* st : s.tracked) {
+      if (st == &s.legacy || st->pending.empty()) continue;
+      if (late == nullptr || st->number < late->number) late = st;
+    }
+    if (late != nullptr) {
+      const auto& op = late->pending.back();  // the stream's tail: what a wait would wait for
+      f.kind = protocol::FindingKind::unsynchronized;
+      f.kernel = op.what;
+      f.target = late == &s.per_thread ? std::string("cudaStreamPerThread")
+                                       : "stream " + std::to_string(late->number) + " (the " + ordinal(late->number) +
+                                             " created" + (late->destroyed ? ", since destroyed" : "") + ")";
+      const std::size_t more = late->pending.size() - 1;
+      f.where = "its last operation, the " + op.what +
+                (more > 0 ? ", and " + std::to_string(more) + " before it" : "") +
+                ", which nothing waited for: on a GPU they may still be running";
+      pc = op.pc;
+      created = late->created_pc;
+      sentence = "solve returned while " + f.target + " still had work queued: " + f.where +
+                 "; call cudaStreamSynchronize on every stream (or cudaDeviceSynchronize) before solve returns";
+    }
+    device_waited(s);  // the runner synchronises next
+    s.streams_created = 0;
+  }
+  if (sentence.empty()) return sentence;
+  if (cudalab::sim::checks::active) {
+    cudalab::sim::checks::report_host(std::move(f), pc, created);
+  } else {
+    records::record_failed_call({"solve returned", "cudaErrorNotReady", sentence});
+  }
+  return sentence;
+}

@@ -61,7 +61,8 @@ Placed place_of(const protocol::FindingAccess& a, const std::map<std::uint64_t, 
 }
 
 /// The sentence for one finding, and its fix.
-std::pair<std::string, std::string> describe(const Finding& f, const std::map<std::uint64_t, SourcePlace>& places) {
+std::pair<std::string, std::string> describe(const Finding& f, const std::map<std::uint64_t, SourcePlace>& places,
+                                             bool in_place_steps) {
   const Placed at = place_of(f.access, places);
   const std::string where_at = at.at.empty() ? "" : at.at + ": ";
   const std::string in_kernel = fmt::format("in kernel '{}'", f.kernel);
@@ -74,6 +75,10 @@ std::pair<std::string, std::string> describe(const Finding& f, const std::map<st
         fix =
             "the extern __shared__ array holds as many bytes as the launch's third <<<>>> argument: pass the size "
             "the kernel uses (for example blockDim.x * sizeof(float)), and keep its indices below that";
+      } else if (f.where.find("__constant__") != std::string::npos) {
+        fix =
+            "a __constant__ array holds exactly what it declares: `__constant__ float c[N]` has c[0] … c[N-1]; keep "
+            "every index below N, in the loop bounds that read it too";
       } else if (f.shared) {
         fix =
             "a __shared__ array holds exactly what it declares: check the indices against its size (a tile of "
@@ -146,7 +151,12 @@ std::pair<std::string, std::string> describe(const Finding& f, const std::map<st
       // between steps fixes) or two threads updating one element (`hist[v]++`, which only an atomic
       // fixes). The records do not tell them apart: the fix names both.
       const Placed now_at = place_of(f.access, places);
-      if (f.other && !now_at.at.empty() && now_at.at == then_at.at && !(!f.shared && other_block)) {
+      if (f.other && !now_at.at.empty() && now_at.at == then_at.at && !(!f.shared && other_block) && in_place_steps) {
+        // A step that updates an array in place (a scan): thread t reads what thread t - d updates.
+        fix +=
+            "; here one statement reads a neighbour's element that the neighbour updates in the same step: read "
+            "into a register, __syncthreads(), then write (or double-buffer: read from one array, write the other)";
+      } else if (f.other && !now_at.at.empty() && now_at.at == then_at.at && !(!f.shared && other_block)) {
         fix +=
             "; but if the two threads update the same element in that one statement (`hist[v]++`, "
             "`x[0] += v`), no barrier can order them: make the update atomic (atomicAdd)";
@@ -183,6 +193,18 @@ std::pair<std::string, std::string> describe(const Finding& f, const std::map<st
               "every lane named in a shuffle's or vote's mask must reach that same call: use the full mask only "
               "where all 32 lanes get there (for the last warp of a partial block, pass __activemask() or "
               "__ballot_sync of the condition)"};
+    case FindingKind::shuffle_source:
+      return {fmt::format("{}{} {}: {}", where_at, f.target, in_kernel, f.where),
+              "a shuffle may only read a lane that takes part in it: give the lanes it reads a bit in the mask and "
+              "have them make the same call (a warp sum that needs fewer values: pass 0 from the extra lanes), or "
+              "read only within the group (shfl_down returns the caller's own value past the width's end)"};
+    case FindingKind::unsynchronized: {
+      const Placed created = f.other ? place_of(*f.other, places) : Placed{};
+      return {fmt::format("{}solve returned while {}{} still had work queued: {}", where_at, f.target,
+                          created.at.empty() ? "" : ", created at " + created.at + ",", f.where),
+              "the host sees a stream's results only after waiting for it: call cudaStreamSynchronize(stream) for "
+              "every stream you queued work on (or cudaDeviceSynchronize()) before solve returns"};
+    }
     case FindingKind::order:
       return {f.where,
               "a result that changes with the order of the threads depends on a race: look for threads that write "
@@ -202,11 +224,13 @@ Verdict verdict_of(FindingKind kind) {
       return Verdict::out_of_bounds;
     case FindingKind::race:
     case FindingKind::order:
+    case FindingKind::unsynchronized:  // the host races the stream
       return Verdict::data_race;
     case FindingKind::uninitialized:
       return Verdict::uninitialized_read;
     case FindingKind::barrier:
     case FindingKind::warp:
+    case FindingKind::shuffle_source:  // the lane it reads did not reach the shuffle
       return Verdict::barrier_error;
   }
   return Verdict::data_race;
@@ -256,7 +280,7 @@ std::map<std::uint64_t, SourcePlace> locate_in_module(const fs::path& module, co
 }
 
 void judge_findings(const std::vector<Finding>& findings, const fs::path& module, CaseResult& r,
-                    const std::map<std::uint64_t, SourcePlace>* known) {
+                    const std::map<std::uint64_t, SourcePlace>* known, bool in_place_steps) {
   if (findings.empty()) return;
   std::vector<std::uint64_t> pcs;
   for (const auto& f : findings) {
@@ -277,12 +301,14 @@ void judge_findings(const std::vector<Finding>& findings, const fs::path& module
         return 0;
       case FindingKind::barrier:
       case FindingKind::warp:
+      case FindingKind::shuffle_source:
         return 1;
       case FindingKind::race:
         return 2;
       case FindingKind::uninitialized:
         return 3;
       case FindingKind::order:
+      case FindingKind::unsynchronized:
         return 4;
     }
     return 5;
@@ -310,10 +336,10 @@ void judge_findings(const std::vector<Finding>& findings, const fs::path& module
     }
     kept.push_back(f);
   }
-  const auto [lead, fix] = describe(kept.front(), places);
+  const auto [lead, fix] = describe(kept.front(), places, in_place_steps);
   std::vector<std::string> hints{fix};
   for (std::size_t i = 1; i < kept.size(); ++i) {
-    const auto [text, other_fix] = describe(kept[i], places);
+    const auto [text, other_fix] = describe(kept[i], places, in_place_steps);
     details.push_back(text + (kept[i].count > 1 ? fmt::format(" ({} accesses like it)", kept[i].count) : ""));
     if (std::ranges::find(hints, other_fix) == hints.end()) hints.push_back(other_fix);
   }

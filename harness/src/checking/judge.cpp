@@ -77,11 +77,13 @@ void add_position_hints(OutputComparison& cmp, const Buffer& actual, const std::
       return count == cmp.wrong;
     };
     if (first_bad_row > 0 && block_all_wrong(first_bad_row, 0)) {
+      cmp.grid_pattern = GridPattern{GridPattern::Kind::rows, first_bad_row, 0, cmp.hints.size()};
       cmp.hints.push_back(fmt::format("every row from {} on is wrong ({} rows): does your grid cover all M rows?",
                                       first_bad_row, rows));
       return;
     }
     if (first_bad_col > 0 && block_all_wrong(0, first_bad_col)) {
+      cmp.grid_pattern = GridPattern{GridPattern::Kind::columns, 0, first_bad_col, cmp.hints.size()};
       cmp.hints.push_back(fmt::format(
           "every column from {} on is wrong ({} columns): does your grid cover all N columns?", first_bad_col, cols));
       return;
@@ -103,6 +105,8 @@ void add_position_hints(OutputComparison& cmp, const Buffer& actual, const std::
         if ((i % cols) >= first_bad_col && (i / cols) < first_bad_row) cols_edge = true;
       }
       if (rows_edge && cols_edge) {
+        cmp.grid_pattern =
+            GridPattern{GridPattern::Kind::rows_and_columns, first_bad_row, first_bad_col, cmp.hints.size()};
         cmp.hints.push_back(
             fmt::format("every row from {} on and every column from {} on is wrong: does your grid cover all M rows? "
                         "does your grid cover all N columns?",
@@ -115,6 +119,7 @@ void add_position_hints(OutputComparison& cmp, const Buffer& actual, const std::
   std::size_t first = 0;
   while (first < n && !wrong[first]) ++first;
   if (first > 0 && cmp.wrong == n - first) {
+    cmp.grid_pattern = GridPattern{GridPattern::Kind::suffix, first, 0, cmp.hints.size()};
     cmp.hints.push_back(
         fmt::format("every element from index {} on is wrong ({} of {} are right): "
                     "does your grid cover all n elements?",
@@ -353,6 +358,143 @@ std::vector<std::string> describe_mismatches(const OutputComparison& cmp, const 
 
 namespace {
 
+/// The case's dimension whose value is `extent`, to name a buffer's rows or columns ("N" for the
+/// rows of 09's N×M output), other than `taken` (a square case: the other side's); empty if none.
+std::string dim_named(const Case& c, std::size_t extent, const std::string& taken) {
+  std::string named;
+  for (const Dim& d : c.dims) {
+    if (d.value != static_cast<std::int64_t>(extent) || d.name == taken) continue;
+    // Two dimensions of this size (a square transpose): which one it is cannot be told.
+    if (!named.empty()) return "";
+    named = d.name;
+  }
+  return named;
+}
+
+/// The names of a 2D output's rows and columns among the case's dimensions, and whether they
+/// come in the other order (the output is the input transposed: rows named by the later one).
+struct Sides {
+  std::string rows, cols;
+  bool transposed = false;
+};
+
+Sides sides_of(const Buffer& output, const Case& c) {
+  Sides s;
+  s.rows = dim_named(c, static_cast<std::size_t>(output.rows), "");
+  s.cols = dim_named(c, static_cast<std::size_t>(output.cols), s.rows);
+  if (!s.rows.empty() && !s.cols.empty()) {
+    auto at = [&](const std::string& name) {
+      return std::ranges::find_if(c.dims, [&](const Dim& d) { return d.name == name; }) - c.dims.begin();
+    };
+    s.transposed = at(s.rows) > at(s.cols);
+  }
+  return s;
+}
+
+const char* type_name(DType t) { return t == DType::f32 ? "float" : "int"; }
+
+}  // namespace
+
+bool launches_cover(const Buffer& output, const Case& c, const protocol::Records& records, bool launches_recorded) {
+  if (!launches_recorded) return false;
+  const bool two_d = output.rows > 0 && output.cols > 0;
+  const auto rows = static_cast<std::uint64_t>(output.rows), cols = static_cast<std::uint64_t>(output.cols);
+  const bool transposed = two_d && sides_of(output, c).transposed;
+  for (const auto& l : records.launches) {
+    const std::uint64_t x = std::uint64_t{l.grid[0]} * l.block[0];
+    const std::uint64_t y = std::uint64_t{l.grid[1]} * l.block[1];
+    const std::uint64_t z = std::uint64_t{l.grid[2]} * l.block[2];
+    // A flat launch over a matrix indexes it row-major: its thread count is what matters.
+    if (!two_d || (y == 1 && z == 1)) {
+      if (x * y * z >= output.count()) return true;
+      continue;
+    }
+    if (x >= cols && y >= rows) return true;
+    if (transposed && x >= rows && y >= cols) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> hints_with_launches(const OutputComparison& cmp, const Buffer& output, const Case& c,
+                                             const TaskInfo& info, const protocol::Records& records,
+                                             bool launches_recorded) {
+  std::vector<std::string> hints = cmp.hints;
+  if (!cmp.grid_pattern || cmp.grid_pattern->hint >= hints.size()) return hints;
+  const GridPattern& g = *cmp.grid_pattern;
+  std::string& hint = hints[g.hint];
+  const Sides sides = output.rows > 0 && output.cols > 0 ? sides_of(output, c) : Sides{};
+  // Where no dimension alone has the size (a square case), the count itself: "all 33 rows".
+  const std::string row_dim = sides.rows.empty() ? std::to_string(output.rows) : sides.rows;
+  const std::string col_dim = sides.cols.empty() ? std::to_string(output.cols) : sides.cols;
+  const std::size_t n = cmp.count;
+  if (!launches_cover(output, c, records, launches_recorded)) {
+    // The grid may well be short; only the dimensions' names change.
+    switch (g.kind) {
+      case GridPattern::Kind::suffix:
+        break;
+      case GridPattern::Kind::rows:
+        hint = fmt::format("every row from {} on is wrong ({} rows): does your grid cover all {} rows?", g.from,
+                           output.rows, row_dim);
+        break;
+      case GridPattern::Kind::columns:
+        hint = fmt::format("every column from {} on is wrong ({} columns): does your grid cover all {} columns?",
+                           g.from_col, output.cols, col_dim);
+        break;
+      case GridPattern::Kind::rows_and_columns:
+        hint = fmt::format(
+            "every row from {} on and every column from {} on is wrong: does your grid cover all {} rows? does your "
+            "grid cover all {} columns?",
+            g.from, g.from_col, row_dim, col_dim);
+        break;
+    }
+    return hints;
+  }
+  // A thread ran for every element: the grid is not what stopped early.
+  switch (g.kind) {
+    case GridPattern::Kind::suffix:
+      if (info.pointers == PointerKind::host && n >= 2 && (g.from == n / 4 || g.from == (n + 3) / 4)) {
+        // n bytes are n/4 elements (and a split one): the copy, not the grid, stopped there.
+        hint = fmt::format(
+            "only the first {} of {} elements of {} are right, and the launch ran a thread for every element: "
+            "cudaMemcpy counts bytes, not elements — pass n * sizeof({})",
+            g.from, n, cmp.buffer, type_name(output.dtype));
+      } else if (info.pointers == PointerKind::host) {
+        hint = fmt::format(
+            "every element from index {} on is wrong ({} of {} are right), though the launch ran a thread for every "
+            "element: check the size of each cudaMemcpy (in bytes, n * sizeof({})) and the bound each thread tests",
+            g.from, g.from, n, type_name(output.dtype));
+      } else {
+        hint = fmt::format(
+            "every element from index {} on is wrong ({} of {} are right), though the launch ran a thread for every "
+            "element: check the index each thread computes and the bound it tests (if (i < n))",
+            g.from, g.from, n);
+      }
+      break;
+    case GridPattern::Kind::rows:
+      hint = fmt::format(
+          "every row from {} on is wrong ({} rows), though the grid's threads reach all {} rows: check the row index, "
+          "its bound (row < {}) and the row stride (row r starts at r * {}, the row length)",
+          g.from, output.rows, row_dim, row_dim, col_dim);
+      break;
+    case GridPattern::Kind::columns:
+      hint = fmt::format(
+          "every column from {} on is wrong ({} columns), though the grid's threads reach all {} columns: check the "
+          "column index, its bound (col < {}) and what is indexed by it",
+          g.from_col, output.cols, col_dim, col_dim);
+      break;
+    case GridPattern::Kind::rows_and_columns:
+      hint = fmt::format(
+          "every row from {} on and every column from {} on is wrong, though the grid's threads reach the whole "
+          "matrix: check the last, partial tile — the bounds each thread tests, and that what lies outside the "
+          "matrix is loaded as 0",
+          g.from, g.from_col);
+      break;
+  }
+  return hints;
+}
+
+namespace {
+
 /// Input bytes from which the streams rules want chunks on several streams: smaller checks may
 /// move everything in one copy.
 constexpr std::size_t kStreamsFromBytes = std::size_t{1} << 20;
@@ -547,24 +689,32 @@ std::optional<std::string> size_pattern_hint(const std::vector<CaseOutcome>& out
   std::size_t failing = 0;
   for (const auto& o : outcomes) failing += o.passed ? 0 : 1;
   if (failing == 0 || failing == outcomes.size() || outcomes.empty()) return std::nullopt;
-  // Fails exactly when one named dimension is not a multiple of P.
-  // The largest such P is the likeliest tile or block size.
+  const auto& dims = outcomes.front().c.dims;
+  // Fails exactly when one named dimension is not a multiple of P; then, with several
+  // dimensions, exactly when any is. The largest such P is the likeliest tile or block size.
   for (const std::int64_t p : {256, 128, 64, 32, 16, 8, 4}) {
-    for (const auto& d : outcomes.front().c.dims) {
-      bool matches = true;
-      for (const auto& o : outcomes) {
-        const bool misaligned = o.c.dim(d.name) % p != 0;
-        if (misaligned == o.passed) {
-          matches = false;
-          break;
-        }
-      }
-      if (matches) {
+    auto fits = [&](auto misaligned) {
+      return std::ranges::all_of(outcomes, [&](const CaseOutcome& o) { return misaligned(o.c) != o.passed; });
+    };
+    for (const auto& d : dims) {
+      if (fits([&](const Case& c) { return c.dim(d.name) % p != 0; })) {
         return fmt::format(
-            "fails exactly when {} is not a multiple of {}: does the code handle the last, "
-            "partial tile or block along {}?",
-            d.name, p, d.name);
+            "fails exactly when {} is not a multiple of {} (right only on multiples of {} along {}): does the code "
+            "handle the last, partial tile or block along {}?",
+            d.name, p, p, d.name, d.name);
       }
+    }
+    if (dims.size() > 1 && fits([&](const Case& c) {
+          return std::ranges::any_of(c.dims, [&](const Dim& d) { return d.value % p != 0; });
+        })) {
+      std::string names;
+      for (std::size_t i = 0; i < dims.size(); ++i) {
+        names += (i == 0 ? "" : i + 1 == dims.size() ? " and " : ", ") + dims[i].name;
+      }
+      return fmt::format(
+          "right only on multiples of {}: fails whenever one of {} is not a multiple of {}, whichever it is — does "
+          "the code handle a last, partial tile in every dimension?",
+          p, names, p);
     }
   }
   // Fails exactly when the problem is larger than some size.
@@ -576,12 +726,21 @@ std::optional<std::string> size_pattern_hint(const std::vector<CaseOutcome>& out
   double largest_pass = 0, smallest_fail = INFINITY;
   const Case* first_fail = nullptr;
   const Case* last_pass = nullptr;
+  bool all_covered = true;  // every failing case's launches reached its whole output
   for (const auto& o : outcomes) {
     const double v = volume(o.c);
     if (o.passed && v > largest_pass) largest_pass = v, last_pass = &o.c;
     if (!o.passed && v < smallest_fail) smallest_fail = v, first_fail = &o.c;
+    if (!o.passed) all_covered = all_covered && o.covered;
   }
   if (last_pass != nullptr && first_fail != nullptr && largest_pass < smallest_fail) {
+    if (all_covered) {
+      return fmt::format(
+          "passes up to {} and fails from {} on, though the grid covered the output at every size: look for what "
+          "does not follow the size — an index or stride taken from the wrong dimension, a loop bound, a fixed "
+          "count",
+          last_pass->label(), first_fail->label());
+    }
     return fmt::format("passes up to {} and fails from {} on: does your grid (or loop) grow with the problem size?",
                        last_pass->label(), first_fail->label());
   }

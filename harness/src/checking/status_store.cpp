@@ -79,6 +79,7 @@ std::optional<StoredStatus> StatusStore::find(const fs::path& source) const {
   s.title = it->value("title", "checked");
   s.backend = it->value("backend", "");
   s.time = it->value("time", std::int64_t{0});
+  s.full_check = it->value("full_check", false);
   if (const auto speed = it->find("speed_vs_reference");
       speed != it->end() && speed->is_number() && it->value("speed_content", "") == content_of(source)) {
     s.speed_vs_reference = speed->get<double>();
@@ -98,6 +99,8 @@ bool StatusStore::record_speed(const fs::path& source, double vs_reference) cons
 Standing standing_of(const std::optional<StoredStatus>& status) {
   if (!status || status->verdict.empty() || status->verdict == "not_implemented") return Standing::not_started;
   if (status->verdict != "passed") return Standing::failing;
+  // A fast check skips the checked run, which finds races and out-of-bounds reads: not a pass yet.
+  if (!status->full_check) return Standing::passed_fast_check;
   if (status->speed_vs_reference && *status->speed_vs_reference >= kFastVsReference) return Standing::passing_and_fast;
   return Standing::passing;
 }
@@ -108,6 +111,8 @@ const char* standing_name(Standing s) {
       return "not started";
     case Standing::failing:
       return "failing";
+    case Standing::passed_fast_check:
+      return "passed a fast check";
     case Standing::passing:
       return "passing";
     case Standing::passing_and_fast:
@@ -130,6 +135,7 @@ std::size_t StatusStore::record(const std::vector<ExerciseResult>& results, cons
     entry["title"] = verdict_title(r.verdict);
     entry["backend"] = backend_name(r.backend);
     entry["time"] = now;
+    entry["full_check"] = r.full_check;
     ++recorded;
   }
   if (recorded == 0 || !save(file_, status)) return 0;

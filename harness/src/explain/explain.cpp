@@ -181,7 +181,7 @@ struct KernelModel {
     return estimate(t, k->active_sms, global_bytes, wavefronts, requests, flops, occupancy);
   }
   [[nodiscard]] TimeEstimate now(const GpuTarget& t) const {
-    return with(t, k->global_bytes, k->shared_wavefronts, k->requests, k->occupancy.fraction);
+    return with(t, k->global_bytes, k->shared_wavefronts, k->requests, k->occupancy.theoretical);
   }
 };
 
@@ -247,8 +247,8 @@ SourcePlace launch_place(const ExplainResult& r, const KernelExplain& k) {
 
 /// Where a kernel's occupancy is decided: the declaration of its largest shared array when
 /// shared memory limits it, else its launch (the block size; registers follow from the code).
-SourcePlace occupancy_place(const ExplainResult& r, const KernelExplain& k) {
-  if (k.occupancy.limit == OccupancyLimit::shared_memory) {
+SourcePlace occupancy_place(const ExplainResult& r, const KernelExplain& k, OccupancyLimit limit) {
+  if (limit == OccupancyLimit::shared_memory) {
     const LineCost* largest = nullptr;
     for (const auto& l : r.lines) {
       if (l.kernel == k.kernel && l.space == MemorySpace::shared && !l.target.empty() &&
@@ -331,9 +331,11 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
     k.registers = registers_of(nvcc.entries, k.kernel);
     k.registers_used = k.registers.value_or(kAssumedRegisters);
     const unsigned threads = k.block[0] * k.block[1] * k.block[2];
-    k.occupancy = theoretical_occupancy(t, threads, k.registers_used, k.shared_bytes);
     const double blocks_per_launch =
         k.launches == 0 ? 0.0 : static_cast<double>(k.blocks) / static_cast<double>(k.launches);
+    // The occupancy this grid reaches: a launch of a few blocks leaves each SM a few warps.
+    k.occupancy = theoretical_occupancy(t, threads, k.registers_used, k.shared_bytes,
+                                        static_cast<std::uint64_t>(std::ceil(blocks_per_launch)));
     k.active_sms = static_cast<unsigned>(std::clamp(std::ceil(blocks_per_launch), 1.0, static_cast<double>(t.sms)));
     r.kernels.push_back(std::move(k));
   }
@@ -405,7 +407,7 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
     if (l.space == MemorySpace::global && l.units >= kUncoalescedRatio * l.ideal_units) {
       const double excess = (l.units - l.ideal_units) * kSectorBytes;
       const double cost =
-          saved(*m, m->with(t, k.global_bytes - excess, k.shared_wavefronts, k.requests, k.occupancy.fraction));
+          saved(*m, m->with(t, k.global_bytes - excess, k.shared_wavefronts, k.requests, k.occupancy.theoretical));
       if (cost >= matters) {
         ExplainFinding f = found_at_line(ExplainKind::uncoalesced);
         f.value = l.units / l.requests;
@@ -443,7 +445,7 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
     if (l.space == MemorySpace::shared && l.units >= kConflictWays * l.ideal_units) {
       const double excess = l.units - l.ideal_units;
       const double cost =
-          saved(*m, m->with(t, k.global_bytes, k.shared_wavefronts - excess, k.requests, k.occupancy.fraction));
+          saved(*m, m->with(t, k.global_bytes, k.shared_wavefronts - excess, k.requests, k.occupancy.theoretical));
       if (cost >= matters) {
         ExplainFinding f = found_at_line(ExplainKind::bank_conflict);
         f.value = l.units / l.ideal_units;
@@ -510,7 +512,7 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
     // Idle lanes touch no memory: whole warps would save requests and their wavefronts.
     const double idle_requests = sp.requests - sp.active_lanes / kWarpLanes;
     const double cost = saved(*m, m->with(t, k.global_bytes, k.shared_wavefronts - sp.idle_wavefronts,
-                                          k.requests - idle_requests, k.occupancy.fraction));
+                                          k.requests - idle_requests, k.occupancy.theoretical));
     if (cost < matters) continue;
     ExplainFinding f;
     f.kind = ExplainKind::divergence;
@@ -544,48 +546,51 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
   // Occupancy.
   for (const auto& m : models) {
     const KernelExplain& k = *m.k;
-    if (k.occupancy.fraction >= kLowOccupancy || k.blocks == 0) continue;
+    // What the block's resources allow, the grid aside: a grid too small for the GPU is the
+    // finding below, with its own fix.
+    const unsigned threads = k.block[0] * k.block[1] * k.block[2];
+    const Occupancy full = theoretical_occupancy(t, threads, k.registers_used, k.shared_bytes);
+    if (full.fraction >= kLowOccupancy || k.blocks == 0) continue;
     const double cost = saved(m, m.with(t, k.global_bytes, k.shared_wavefronts, k.requests, 1.0));
     if (cost < matters) continue;
     ExplainFinding f;
     f.kind = ExplainKind::occupancy;
     f.kernel = k.kernel;
-    f.value = 100 * k.occupancy.fraction;
+    f.value = 100 * full.fraction;
     f.ideal = 100 * kLowOccupancy;
     f.unit = "% of the SM's warps (theoretical occupancy)";
     f.cost_s = cost;
-    const unsigned threads = k.block[0] * k.block[1] * k.block[2];
     std::string why;
-    switch (k.occupancy.limit) {
+    switch (full.limit) {
       case OccupancyLimit::shared_memory:
         why = fmt::format("{} of shared memory per block lets {} block{} share an SM's {}", kib_text(k.shared_bytes),
-                          k.occupancy.blocks_per_sm, k.occupancy.blocks_per_sm == 1 ? "" : "s",
-                          kib_text(t.shared_per_sm));
+                          full.blocks_per_sm, full.blocks_per_sm == 1 ? "" : "s", kib_text(t.shared_per_sm));
         f.fix =
             "use less shared memory per block: a smaller tile, fewer elements staged per thread, or a type that "
             "holds only what the block needs";
         break;
       case OccupancyLimit::registers:
         why = fmt::format("{} registers per thread let {} block{} of {} threads share an SM's {} registers",
-                          k.registers_used, k.occupancy.blocks_per_sm, k.occupancy.blocks_per_sm == 1 ? "" : "s",
-                          threads, t.registers_per_sm);
+                          k.registers_used, full.blocks_per_sm, full.blocks_per_sm == 1 ? "" : "s", threads,
+                          t.registers_per_sm);
         f.fix =
             "use fewer registers per thread: keep fewer values live at once, or give nvcc a budget with "
             "`__launch_bounds__(threads per block, blocks per SM)`";
         break;
       case OccupancyLimit::blocks:
       case OccupancyLimit::warps:
+      case OccupancyLimit::grid:  // not without a grid
         why = fmt::format("blocks of {} threads: an SM holds at most {} blocks", threads, t.max_blocks_per_sm);
         f.fix = "use blocks of 128 to 256 threads (whole warps), so that the blocks an SM holds fill its warps";
         break;
     }
-    f.place = occupancy_place(r, k);
+    f.place = occupancy_place(r, k, full.limit);
     const std::string at = at_text(f.place);
     f.message = fmt::format(
         "{}kernel '{}' keeps {} of an SM's {} warps busy ({} occupancy), limited by {}: {}; below {} there are too "
         "few warps to hide the memory's latency",
-        at.empty() ? "" : at + ": ", k.kernel, k.occupancy.warps_per_sm, t.max_warps_per_sm,
-        percent(k.occupancy.fraction), occupancy_limit_name(k.occupancy.limit), why, percent(kLowOccupancy));
+        at.empty() ? "" : at + ": ", k.kernel, full.warps_per_sm, t.max_warps_per_sm, percent(full.fraction),
+        occupancy_limit_name(full.limit), why, percent(kLowOccupancy));
     f.ncu_metric = "sm__warps_active.avg.pct_of_peak_sustained_active (achieved), launch__occupancy_limit_*";
     r.findings.push_back(std::move(f));
   }
@@ -595,7 +600,7 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
     if (k.blocks == 0 || k.launches == 0 || 2 * k.active_sms >= t.sms) continue;
     if (k.estimate.total() / static_cast<double>(k.launches) < kGridMattersSeconds) continue;
     const double cost =
-        saved(m, estimate(t, t.sms, k.global_bytes, k.shared_wavefronts, k.requests, m.flops, k.occupancy.fraction));
+        saved(m, estimate(t, t.sms, k.global_bytes, k.shared_wavefronts, k.requests, m.flops, k.occupancy.theoretical));
     if (cost < matters) continue;
     ExplainFinding f;
     f.kind = ExplainKind::occupancy;
@@ -625,8 +630,8 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
       const KernelExplain& k = *m.k;
       const double reread =
           r.coalesced_bytes > 0 ? (m.coalesced_bytes - r.needed.bytes * m.coalesced_bytes / r.coalesced_bytes) : 0.0;
-      cost += saved(
-          m, m.with(t, k.global_bytes - std::max(0.0, reread), k.shared_wavefronts, k.requests, k.occupancy.fraction));
+      cost += saved(m, m.with(t, k.global_bytes - std::max(0.0, reread), k.shared_wavefronts, k.requests,
+                              k.occupancy.theoretical));
     }
     if (cost >= matters) {
       // The line that moves most, and how often each input is read over.

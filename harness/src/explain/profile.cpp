@@ -337,7 +337,7 @@ std::vector<KernelCounters> simulated_counters(const ExplainResult& explained) {
     c.grid = k.grid;
     c.block = k.block;
     c.registers = k.registers;
-    c.theoretical_occupancy = k.occupancy.fraction;
+    c.theoretical_occupancy = k.occupancy.theoretical;  // ncu's theoretical: the grid aside
     if (k.requests > 0) c.active_lanes = k.active_lanes / k.requests;
     c.duration_s = k.estimate.total();
     for (const auto& l : explained.lines) {

@@ -58,12 +58,14 @@ const char* occupancy_limit_name(OccupancyLimit limit) {
       return "registers";
     case OccupancyLimit::shared_memory:
       return "shared memory";
+    case OccupancyLimit::grid:
+      return "blocks in the grid";
   }
   return "?";
 }
 
-Occupancy theoretical_occupancy(const GpuTarget& target, unsigned threads, unsigned registers,
-                                std::size_t shared_bytes) {
+Occupancy theoretical_occupancy(const GpuTarget& target, unsigned threads, unsigned registers, std::size_t shared_bytes,
+                                std::uint64_t grid_blocks) {
   Occupancy o;
   const unsigned warps = std::max(1u, (threads + 31) / 32);
   // Each limit as blocks per SM; the first that gives the fewest binds.
@@ -85,6 +87,15 @@ Occupancy theoretical_occupancy(const GpuTarget& target, unsigned threads, unsig
     if (blocks < o.blocks_per_sm) {
       o.blocks_per_sm = blocks;
       o.limit = limit;
+    }
+  }
+  o.theoretical = static_cast<double>(o.blocks_per_sm * warps) / target.max_warps_per_sm;
+  // A grid smaller than what the SMs could hold: each SM gets only its share of the blocks.
+  if (grid_blocks > 0) {
+    const std::uint64_t share = (grid_blocks + target.sms - 1) / target.sms;
+    if (share < o.blocks_per_sm) {
+      o.blocks_per_sm = static_cast<unsigned>(share);
+      o.limit = OccupancyLimit::grid;
     }
   }
   o.warps_per_sm = o.blocks_per_sm * warps;

@@ -47,13 +47,16 @@ double total_solve_ms(const ExerciseResult& r) {
   return ms;
 }
 
-void write_case(std::ostream& out, const CaseResult& c, const ReportStyle& style) {
+/// One case's lines; a hint already in `shown` (an earlier size gave it) is not repeated.
+void write_case(std::ostream& out, const CaseResult& c, const ReportStyle& style, std::set<std::string>& shown) {
   const bool ok = c.verdict == Verdict::passed;
   out << "  " << paint(style.color, verdict_style(c.verdict), ok ? "ok" : "✗") << ' ' << c.message
       << (ok ? fmt::format(" at {}", c.c.label()) : "") << '\n';
   for (const auto& d : c.details) out << "      " << d << '\n';
-  for (const auto& h : c.hints)
+  for (const auto& h : c.hints) {
+    if (!shown.insert(h).second) continue;
     out << "    " << paint(style.color, fmt::fg(fmt::terminal_color::cyan), "hint:") << ' ' << h << '\n';
+  }
 }
 
 }  // namespace
@@ -108,6 +111,9 @@ void write_check_junit(std::ostream& out, const std::vector<ExerciseResult>& res
     }
     out << fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n", suite, r.cases.size(),
                        failures, skipped);
+    // Whether a pass is a full one (the checked run ran) or a fast one (`--fast`).
+    out << fmt::format("    <properties><property name=\"full_check\" value=\"{}\"/></properties>\n",
+                       r.full_check ? "true" : "false");
     for (const auto& c : r.cases) {
       out << fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.6f}\"", suite, xml_escape(c.c.label()),
                          c.solve_ms / 1000.0);
@@ -144,11 +150,18 @@ void write_check_report(std::ostream& out, const std::vector<ExerciseResult>& re
   for (const auto& r : results) id_width = std::max(id_width, r.task->info().id.size());
   out << fmt::format("{:<{}} {:<22} {:>7} {:>10}\n", "exercise", id_width, "result", "checks", "solve time");
   for (const auto& r : results) {
-    const std::string title = verdict_title(r.verdict);
+    // A pass without the checked run says so: it has not looked for races or stray reads.
+    const bool fast_pass = r.verdict == Verdict::passed && !r.full_check;
+    const std::string title = fast_pass ? "passed (fast check)" : verdict_title(r.verdict);
     // Pad before painting: escape codes would upset the column widths.
     out << fmt::format("{:<{}} ", r.task->info().id, id_width)
         << paint(style.color, verdict_style(r.verdict), fmt::format("{:<22}", title))
         << fmt::format(" {:>7} {:>8.1f}ms\n", checks_column(r), total_solve_ms(r));
+  }
+  for (const auto& r : results) {
+    if (r.checked_note.empty()) continue;
+    out << fmt::format("{:<{}} ", r.task->info().id, id_width)
+        << paint(style.color, fmt::fg(fmt::terminal_color::yellow), "note:") << ' ' << r.checked_note << '\n';
   }
   for (const auto& r : results) {
     const bool failed = r.verdict != Verdict::passed;
@@ -185,8 +198,7 @@ void write_check_report(std::ostream& out, const std::vector<ExerciseResult>& re
         continue;
       }
       shown += c.verdict == Verdict::passed ? 0 : 1;
-      hints_shown.insert(c.hints.begin(), c.hints.end());
-      write_case(out, c, style);
+      write_case(out, c, style, hints_shown);
     }
     if (!more.empty()) {
       std::string list;
@@ -203,8 +215,10 @@ void write_check_report(std::ostream& out, const std::vector<ExerciseResult>& re
             << fmt::format(" at {} of the {} failing sizes: {}\n", common->second, failing, common->first);
       }
     }
-    for (const auto& h : r.hints)
+    for (const auto& h : r.hints) {
+      if (!hints_shown.insert(h).second) continue;  // each hint once
       out << "  " << paint(style.color, fmt::fg(fmt::terminal_color::cyan), "hint:") << ' ' << h << '\n';
+    }
   }
   for (const auto& r : results) {
     if (r.timeline.empty()) continue;
@@ -256,9 +270,11 @@ json check_report_json(const std::vector<ExerciseResult>& results, const std::st
            {"passed", r.verdict == Verdict::passed},
            {"checks_passed", r.passed_cases()},
            {"checks", r.cases.size()},
+           {"full_check", r.full_check},
            {"hints", r.hints},
            {"cases", cases}};
     if (!r.timeline.empty()) e["timeline"] = r.timeline;
+    if (!r.checked_note.empty()) e["checked_note"] = r.checked_note;
     if (r.verdict == Verdict::compile_error) e["compiler_output"] = r.compile.diagnostics;
     e["compile_command"] = r.compile.command;
     exercises.push_back(std::move(e));

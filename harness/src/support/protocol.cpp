@@ -138,7 +138,9 @@ const Names<FindingKind> finding_names = {{FindingKind::out_of_bounds, "out_of_b
                                           {FindingKind::uninitialized, "uninitialized"},
                                           {FindingKind::barrier, "barrier"},
                                           {FindingKind::warp, "warp"},
-                                          {FindingKind::order, "order"}};
+                                          {FindingKind::shuffle_source, "shuffle_source"},
+                                          {FindingKind::order, "order"},
+                                          {FindingKind::unsynchronized, "unsynchronized"}};
 
 /// A text field of a finding: short, as the protocol allows.
 std::string short_text(const json& j, const char* key) {

@@ -25,8 +25,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// Bumped whenever the module/runtime interface changes in a way headers alone do not show.
-constexpr const char* kSimAbi = "cudalab-sim-abi-1";
+/// Bumped whenever the module/runtime interface changes in a way headers alone do not show, or
+/// the translator rejects what it accepted (2: execution-space checks; no cached module of a file
+/// nvcc rejects may be reused).
+constexpr const char* kSimAbi = "cudalab-sim-abi-2";
 
 fs::path find_program(const std::string& name) {
   if (name.find('/') != std::string::npos) return is_executable(name) ? fs::path(name) : fs::path();
@@ -147,11 +149,20 @@ class SimToolchain final : public Toolchain {
       // Every load and store calls the runtime (GCC's ThreadSanitizer instrumentation, answered by
       // libcudalab_sim.so's checks, not by GCC's runtime: hence no default libraries); debug lines
       // map each call back to the student's line; accesses stay as the source wrote them (no
-      // vectorised or merged ones that a GPU would not make).
-      const std::vector<std::string> checked = {"-DCUDALAB_SIM_CHECKS=1", "-gdwarf-4",
-                                                "-fsanitize=thread",      "-fsanitize=alignment",
-                                                "-fno-tree-vectorize",    "-fno-tree-slp-vectorize",
-                                                "-fno-store-merging",     "-nodefaultlibs"};
+      // vectorised or merged ones that a GPU would not make). Locals start as 0xFE bytes (a float
+      // reads -1.7e38), not as what the fiber's stack held: a thread that reads a slot of its
+      // local array that it never wrote gets a wrong answer every time, not the previous thread's
+      // plausible value. (The checks cannot name such a read: a local array that does not escape
+      // is not instrumented.)
+      const std::vector<std::string> checked = {"-DCUDALAB_SIM_CHECKS=1",
+                                                "-gdwarf-4",
+                                                "-fsanitize=thread",
+                                                "-fsanitize=alignment",
+                                                "-ftrivial-auto-var-init=pattern",
+                                                "-fno-tree-vectorize",
+                                                "-fno-tree-slp-vectorize",
+                                                "-fno-store-merging",
+                                                "-nodefaultlibs"};
       flags.insert(flags.end(), checked.begin(), checked.end());
     }
     std::string flag_text;
@@ -196,6 +207,9 @@ class SimToolchain final : public Toolchain {
       opts.timeout = std::chrono::minutes(5);
       command = shell_join(opts.argv);
       ProcessResult r = run_process(opts);
+      // The compiler saw the translation: its columns on rewritten lines, and its suggestions of
+      // libc names, are put back in the student's terms.
+      r.output = sim::map_diagnostics(r.output, files, tr);
       // The translated source stays beside the module, for whoever wants to read it.
       std::error_code ec;
       fs::rename(tmp_src, dir / (key + ".cpp"), ec);

@@ -1,4 +1,5 @@
 // expect: wrong_output | sizeof
+// never: does your grid cover all n elements?
 // Bug: the copy back is given n (a count of ints) where cudaMemcpy wants bytes, n * sizeof(int):
 // only the first quarter of the array comes back incremented.
 #include <cuda_runtime.h>

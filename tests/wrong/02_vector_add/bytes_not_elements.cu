@@ -1,4 +1,5 @@
 // expect: wrong_output | sizeof
+// never: does your grid cover all n elements?
 // Bug: the copy back is given n (a count of floats) where cudaMemcpy wants bytes,
 // n * sizeof(float): only the first quarter of c reaches the host.
 #include <cuda_runtime.h>

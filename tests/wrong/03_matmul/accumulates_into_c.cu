@@ -1,4 +1,4 @@
-// expect: wrong_output | NaN
+// expect: uninitialized_read | C as solve received it
 // Bug: the result is added to C (C[...] += acc) instead of stored, so whatever C held before
 // (the harness fills outputs with NaN) poisons every element.
 #include <cuda_runtime.h>

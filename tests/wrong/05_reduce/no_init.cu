@@ -1,4 +1,4 @@
-// expect: wrong_output | *sum starts with garbage
+// expect: uninitialized_read | sum as solve received it: its contents are garbage
 // finding: uninitialized_read | 31 | set it before adding into it
 // finding on gpu: wrong_output | - | *sum starts with garbage
 // never: (never written)

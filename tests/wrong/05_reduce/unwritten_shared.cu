@@ -1,4 +1,4 @@
-// expect: wrong_output | shared-memory slots that no thread wrote
+// expect: uninitialized_read | shared memory that no thread of this block had written
 // finding: uninitialized_read | 19 | write 0 instead of skipping
 // finding on gpu: skip: compute-sanitizer does not look for reads of unwritten shared memory, and what they read on a GPU depends on the kernels before
 // only on: sim

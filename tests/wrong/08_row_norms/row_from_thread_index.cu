@@ -1,4 +1,4 @@
-// expect: wrong_output | one block's worth
+// expect: data_race | a data race between blocks on global memory
 // finding: data_race | 19 | a data race between blocks
 // finding on gpu: wrong_output | - | one block's worth
 // Bug: the warp's row comes from threadIdx alone (row = threadIdx.x / 32), so every block

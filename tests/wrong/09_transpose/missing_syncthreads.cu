@@ -1,4 +1,4 @@
-// expect: wrong_output | NaN
+// expect: data_race | with no barrier between
 // only on: sim
 // finding: data_race | 20 | between writing shared memory and reading what other threads wrote
 // Bug: no __syncthreads() between storing the tile and reading it back transposed. Each thread

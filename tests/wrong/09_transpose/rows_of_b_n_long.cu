@@ -1,4 +1,4 @@
-// expect: wrong_output | B is indexed as if it were M×N
+// expect: uninitialized_read | shared memory that no thread of this block had written
 // never: out of bounds
 // Bug: the write side was copied from the read side: it bounds and indexes B as if it were M×N,
 // `if (row < M && col < N) B[row * N + col]`, as A is. B is N×M: its rows are M long, its row

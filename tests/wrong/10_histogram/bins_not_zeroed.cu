@@ -1,4 +1,4 @@
-// expect: wrong_output | the garbage the harness filled bins with
+// expect: uninitialized_read | bins as solve received it
 // finding: uninitialized_read | 21 | set it before adding into it
 // finding on gpu: wrong_output | - | the garbage the harness filled bins with
 // Bug: the blocks' histograms are right, but bins is never zeroed: atomicAdd adds each block's

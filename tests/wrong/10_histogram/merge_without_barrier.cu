@@ -1,4 +1,4 @@
-// expect: wrong_output | counts are too low
+// expect: data_race | with no barrier between
 // only on: sim
 // finding: data_race | 20 | add __syncthreads()
 // finding on gpu: skip: on a GPU whether a merge overtakes the counting is not determined

@@ -1,4 +1,4 @@
-// expect: wrong_output | every bin is off by the same amount
+// expect: uninitialized_read | shared memory that no thread of this block had written
 // finding: uninitialized_read | 18 | every block starts with garbage in shared memory
 // finding on gpu: skip: compute-sanitizer does not look for reads of unwritten shared memory
 // only on: sim

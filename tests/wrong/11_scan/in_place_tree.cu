@@ -1,4 +1,5 @@
-// expect: wrong_output | of y wrong
+// expect: data_race | read into a register, __syncthreads(), then write
+// never: make the update atomic
 // only on: sim
 // finding: data_race | 19 | a data race on shared memory
 // finding on gpu: skip: on a GPU whether a thread reads its neighbour before or after the update is not determined

@@ -1,4 +1,4 @@
-// expect: wrong_output | of y wrong
+// expect: data_race | add __syncthreads() between writing shared memory and reading
 // only on: sim
 // finding: data_race | 17 | add __syncthreads() between writing shared memory and reading
 // finding on gpu: skip: on a GPU whether a thread reads a value before its owner updated it is not determined

@@ -1,4 +1,4 @@
-// expect: wrong_output | NaN or infinite
+// expect: data_race | with no barrier between
 // only on: sim
 // finding: data_race | 32 | a data race on shared memory
 // finding on gpu: skip: whether the early reads see a stale maximum depends on the warps' timing

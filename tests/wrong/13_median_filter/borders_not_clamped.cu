@@ -1,4 +1,4 @@
-// expect: wrong_output | only pixels on the image's border are wrong
+// expect: out_of_bounds | before the start of image
 // finding: out_of_bounds | 17 | an index went below 0
 // Bug: the neighbours' rows and columns are not clamped: at the border the window reads outside
 // the image. Row -1 lies before the start of the buffer and row H after its end (out of bounds:

@@ -8,12 +8,13 @@
 // Hence:
 //  - the built-in indices are host-thread-local variables that the runtime rewrites on every
 //    fiber switch (one TLS load per use, no call);
-//  - a static `__shared__` variable is a function-local `static thread_local`: exactly one copy
-//    per block in flight, shared by all fibers (CUDA threads) of that block. The translator
-//    follows each declaration with CUDALAB_SIM_NOTE_SHARED, which fills the variable with 0xFF
-//    bytes (NaN, -1) the first time a thread of a new block reaches it, as uninitialised shared
-//    memory is garbage on a GPU; namespace-scope `__shared__` variables are registered with the
-//    runtime, which poisons them before every block;
+//  - a static `__shared__` variable is one copy per host thread: exactly one copy per block in
+//    flight, shared by all fibers (CUDA threads) of that block. The translator follows each
+//    declaration with CUDALAB_SIM_SHARED, which points the name at the host thread's copy in the
+//    runtime's arena (guard bytes after it) and fills it with 0xFF bytes (NaN, -1) the first time
+//    a thread of a new block reaches it, as uninitialised shared memory is garbage on a GPU;
+//    namespace-scope `__shared__` variables are registered with the runtime, which poisons them
+//    before every block;
 //  - `extern __shared__` arrays point at the host thread's dynamic shared buffer (poisoned by the
 //    runtime before every block).
 #pragma once
@@ -28,6 +29,7 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -111,6 +113,10 @@ unsigned cudalab_sim_activemask(void);
 void cudalab_sim_shared_block(void* addr, size_t bytes);
 void cudalab_sim_namespace_shared(void* (*address)(size_t* bytes), int add);
 void cudalab_sim_managed_variable(const void* addr, size_t bytes, int add);
+// The plain build: a function-scope shared variable's copy for the running block, guard bytes after
+// it (`key` tells the variables apart; `name` and `element`, the bytes per element of a
+// one-dimensional array or 0, name it in the report of a write past its end).
+void* cudalab_sim_guarded_shared(const void* key, size_t bytes, size_t align, size_t element, const char* name);
 // The checked build (CUDALAB_SIM_CHECKS): shared variables in the runtime's arena.
 void* cudalab_sim_checked_shared(const void* key, size_t bytes, size_t align, const char* name, size_t element,
                                  size_t inner);
@@ -320,6 +326,59 @@ inline void __sincosf(float x, float* s, float* c) {
   *c = cosf(x);
 }
 inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : (x == x ? x : 0.0f)); }
+// fmax/fmin as the GPU computes them (IEEE 754-2008 maxNum/minNum): a NaN operand, quiet or
+// signalling, gives the other operand; NaN only if both are. glibc returns NaN for a signalling
+// NaN, which is how the harness poisons outputs, so `out[i] = fmaxf(out[i], v)` on an unwritten
+// output would differ from an H100. The macros apply to the whole module (host code too: only
+// a signalling NaN is treated differently from glibc); `std::fmaxf(a, b)` and `::fmaxf(a, b)`
+// still compile, through the names put into namespace std below.
+namespace cudalab_sim::detail {
+template <class T>
+inline T max_num(T a, T b) {
+  if (a != a) return b != b ? std::numeric_limits<T>::quiet_NaN() : b;
+  if (b != b) return a;
+  return a > b ? a : b;
+}
+template <class T>
+inline T min_num(T a, T b) {
+  if (a != a) return b != b ? std::numeric_limits<T>::quiet_NaN() : b;
+  if (b != b) return a;
+  return a < b ? a : b;
+}
+/// The type std::fmax gives mixed arguments: long double if either is, else double.
+template <class A, class B>
+using promoted =
+    std::conditional_t<std::is_same_v<A, long double> || std::is_same_v<B, long double>, long double, double>;
+}  // namespace cudalab_sim::detail
+inline float cudalab_sim_fmaxf(float a, float b) { return cudalab_sim::detail::max_num(a, b); }
+inline float cudalab_sim_fminf(float a, float b) { return cudalab_sim::detail::min_num(a, b); }
+inline float cudalab_sim_fmax(float a, float b) { return cudalab_sim::detail::max_num(a, b); }
+inline float cudalab_sim_fmin(float a, float b) { return cudalab_sim::detail::min_num(a, b); }
+inline double cudalab_sim_fmax(double a, double b) { return cudalab_sim::detail::max_num(a, b); }
+inline double cudalab_sim_fmin(double a, double b) { return cudalab_sim::detail::min_num(a, b); }
+inline long double cudalab_sim_fmax(long double a, long double b) { return cudalab_sim::detail::max_num(a, b); }
+inline long double cudalab_sim_fmin(long double a, long double b) { return cudalab_sim::detail::min_num(a, b); }
+template <class A, class B, class = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
+inline auto cudalab_sim_fmax(A a, B b) {
+  using R = cudalab_sim::detail::promoted<A, B>;
+  return cudalab_sim::detail::max_num(static_cast<R>(a), static_cast<R>(b));
+}
+template <class A, class B, class = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
+inline auto cudalab_sim_fmin(A a, B b) {
+  using R = cudalab_sim::detail::promoted<A, B>;
+  return cudalab_sim::detail::min_num(static_cast<R>(a), static_cast<R>(b));
+}
+namespace std {  // NOLINT(cert-dcl58-cpp): so that `std::fmaxf(a, b)` still names a function
+using ::cudalab_sim_fmax;
+using ::cudalab_sim_fmaxf;
+using ::cudalab_sim_fmin;
+using ::cudalab_sim_fminf;
+}  // namespace std
+#define fmaxf(a, b) cudalab_sim_fmaxf(a, b)
+#define fminf(a, b) cudalab_sim_fminf(a, b)
+#define fmax(a, b) cudalab_sim_fmax(a, b)
+#define fmin(a, b) cudalab_sim_fmin(a, b)
+
 inline float sinpif(float x) { return sinf(static_cast<float>(M_PI) * x); }
 inline float cospif(float x) { return cosf(static_cast<float>(M_PI) * x); }
 inline float normcdff(float x) { return 0.5f * erfcf(-x * static_cast<float>(M_SQRT1_2)); }
@@ -549,6 +608,26 @@ inline T* checked_shared(T* storage, const char* name) {
       cudalab_sim_checked_shared(storage, sizeof(T), alignof(T) < 16 ? 16 : alignof(T), name, sizeof(Element), inner));
 }
 
+/// Where the plain build keeps one function-scope `__shared__` variable's copy for the host
+/// thread's current block (a `static thread_local` per declaration).
+template <class T>
+struct shared_slot {
+  unsigned long long generation;  ///< The block (cudalab_sim_block_generation) `copy` belongs to.
+  T* copy;                        ///< The block's copy in the runtime's arena.
+};
+
+/// The plain build's copy of a function-scope `__shared__` variable for the running block: asked of
+/// the runtime once per block (which poisons it and re-arms its guard bytes), then one TLS compare.
+template <class T>
+inline T& guarded_shared(shared_slot<T>& slot, const char* name) {
+  if (__builtin_expect(slot.generation != cudalab_sim_block_generation || slot.copy == nullptr, 0)) {
+    slot.generation = cudalab_sim_block_generation;
+    const size_t element = std::rank_v<T> == 1 ? sizeof(std::remove_all_extents_t<T>) : 0;
+    slot.copy = static_cast<T*>(cudalab_sim_guarded_shared(&slot, sizeof(T), alignof(T), element, name));
+  }
+  return *slot.copy;
+}
+
 /// Registers a namespace-scope variable with the runtime for as long as the module is loaded.
 struct registered_variable {
   /// For a namespace-scope `__shared__` variable: returns the calling host thread's copy and sets
@@ -593,10 +672,14 @@ inline void* untyped_address(T& v) {
 
 #ifndef CUDALAB_SIM_CHECKS
 /// A function-scope `__shared__ T name...;` is renamed to its storage by the translator and
-/// followed by this: `name` is the storage itself, poisoned per block as above.
-#define CUDALAB_SIM_SHARED(name, storage) \
-  auto& name = storage;                   \
-  CUDALAB_SIM_NOTE_SHARED(name)
+/// followed by this: `name` is this block's copy in the host thread's shared-memory arena, with
+/// guard bytes after it (a write past the end fails the launch instead of corrupting the heap),
+/// poisoned per block as above. The storage only gives the type: it is never touched.
+#define CUDALAB_SIM_SHARED(name, storage)                                                                        \
+  static thread_local ::cudalab_sim::shared_slot<std::remove_reference_t<decltype(storage)>> CUDALAB_SIM_CONCAT( \
+      cudalab_sim_slot_, name);                                                                                  \
+  auto& name = ::cudalab_sim::guarded_shared(CUDALAB_SIM_CONCAT(cudalab_sim_slot_, name), #name);                \
+  (void)sizeof(storage)
 #else
 /// The checked build (`cudalab check --sanitize`): `name` refers to this block's copy in the
 /// runtime's shared-memory arena, between red zones, and the compiler instruments every access
@@ -616,6 +699,44 @@ inline void* untyped_address(T& v) {
     },                                                                                                 \
         nullptr, 0                                                                                     \
   }
+#ifndef CUDALAB_SIM_CHECKS
+/// The plain build leaves `__constant__` variables where the compiler puts them.
+#define CUDALAB_SIM_CONSTANT_PLACE
+#define CUDALAB_SIM_CONSTANT_VARIABLE(name) static_assert(true, "")
+#else
+/// The checked build: each `__constant__` definition goes to one section, 256-byte aligned, with a
+/// 256-byte pad defined after each (and one before all, in whichever order the compiler lays them
+/// out): every byte of the section is a constant or a pad, so a read past a constant lands in a pad
+/// and nothing else, and the checks name it.
+#define CUDALAB_SIM_CONSTANT_PLACE __attribute__((section("cudalab_sim_constant"), aligned(256)))
+extern "C" char __start_cudalab_sim_constant[] __attribute__((visibility("hidden")));
+extern "C" char __stop_cudalab_sim_constant[] __attribute__((visibility("hidden")));
+__attribute__((section("cudalab_sim_constant"), aligned(256), used)) static char cudalab_sim_constant_pad_first[256];
+extern "C" void cudalab_sim_constant_variable(const void* addr, size_t bytes, size_t element, const char* name,
+                                              const void* section_begin, const void* section_end, int add);
+namespace cudalab_sim {
+/// Registers a `__constant__` variable with the checks for as long as the module is loaded.
+struct registered_constant {
+  const void* addr;  ///< The variable.
+  /// Registers the variable: `bytes` in all, `element` bytes per element, named `name`.
+  registered_constant(const void* a, size_t bytes, size_t element, const char* name) : addr(a) {
+    cudalab_sim_constant_variable(addr, bytes, element, name, __start_cudalab_sim_constant, __stop_cudalab_sim_constant,
+                                  1);
+  }
+  ~registered_constant() { cudalab_sim_constant_variable(addr, 0, 0, nullptr, nullptr, nullptr, 0); }
+  registered_constant(const registered_constant&) = delete;
+  registered_constant& operator=(const registered_constant&) = delete;
+};
+}  // namespace cudalab_sim
+   /// After each `__constant__` definition: registers it, and pads the section after it.
+#define CUDALAB_SIM_CONSTANT_VARIABLE(name)                                                            \
+  static ::cudalab_sim::registered_constant CUDALAB_SIM_CONCAT(cudalab_sim_registered_, __COUNTER__){  \
+      ::cudalab_sim::untyped_address(name), sizeof(name),                                              \
+      sizeof(std::remove_all_extents_t<std::remove_reference_t<decltype(name)>>), #name};              \
+  __attribute__((section("cudalab_sim_constant"), aligned(256), used)) static char CUDALAB_SIM_CONCAT( \
+      cudalab_sim_constant_pad_, __COUNTER__)[256]
+#endif
+
 /// After each `__managed__` variable: its address may be passed to kernels, as in CUDA.
 #define CUDALAB_SIM_MANAGED_VARIABLE(name)                                                             \
   static ::cudalab_sim::registered_variable CUDALAB_SIM_CONCAT(cudalab_sim_registered_, __COUNTER__) { \

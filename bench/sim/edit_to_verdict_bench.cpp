@@ -1,0 +1,69 @@
+// The student's loop on a machine without a GPU: save an edit of 03_matmul's kernel.cu, run
+// `cudalab check 3 --backend sim`, read the verdict. Each iteration edits the file (a new comment,
+// so that nothing comes from the module cache) and runs the real CLI as a process: translation,
+// compile, the runner, the judging, and — by default — the checked build compiled at the same time
+// and its run at the small sizes. `_fast` is `check --fast` (no checked run). The budget: a median
+// of at most 1.5 s for the default on a 2-core machine. Figures go to docs/performance.md.
+#include <benchmark/benchmark.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read(const fs::path& file) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void BM_EditToVerdict(benchmark::State& state, const char* exercise, const char* extra) {
+  const fs::path solution = fs::path(CUDALAB_SOURCE_DIR) / "solutions" / exercise / "kernel.cu";
+  const std::string text = read(solution);
+  const fs::path dir = fs::temp_directory_path() / ("cudalab-edit-bench-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const fs::path edited = dir / "kernel.cu";
+  // A cache of its own, emptied first: every edit compiles, as a student's does.
+  const fs::path cache = dir / "cache";
+  const std::string command = std::string("cd ") + CUDALAB_SOURCE_DIR + " && CUDALAB_CACHE_DIR=" + cache.string() +
+                              " " + CUDALAB_PROGRAM + " check " + exercise + " --backend sim --seed 1 --file " +
+                              edited.string() + " " + extra + " > /dev/null 2>&1";
+  std::size_t edit = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::ofstream(edited) << "// edit " << ++edit << " of run " << getpid() << "\n" << text;
+    state.ResumeTiming();
+    const int status = std::system(command.c_str());
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      state.SkipWithError("the check did not pass: " + command);
+      break;
+    }
+  }
+  fs::remove_all(dir);
+}
+
+// Five edits each, the median reported (the budget is on the median).
+BENCHMARK_CAPTURE(BM_EditToVerdict, matmul_default, "3", "")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1)
+    ->Repetitions(5);
+BENCHMARK_CAPTURE(BM_EditToVerdict, matmul_fast, "3", "--fast")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1)
+    ->Repetitions(5);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,207 @@
+// The checks beyond the outputs: the default checked run on the simulator (every access of the
+// small cases checked, then the same cases with each block's threads in other orders), and
+// compute-sanitizer's tools on a GPU (`--sanitize`). What they find leads a case's report.
+#include "sanitize.hpp"
+
+#include <algorithm>
+#include <future>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cudalab/findings.hpp"
+#include "cudalab/paths.hpp"
+
+namespace cudalab {
+
+namespace fs = std::filesystem;
+
+bool is_small(const Task& task, const Case& c) { return work_of(task, c) <= (std::int64_t{1} << 16); }
+
+namespace {
+
+/// The small cases of `result` whose verdict `keep` accepts, and where each stands in it.
+template <class Keep>
+std::pair<std::vector<Case>, std::vector<std::size_t>> small_cases(const ExerciseResult& result, Keep keep) {
+  std::pair<std::vector<Case>, std::vector<std::size_t>> out;
+  for (std::size_t i = 0; i < result.cases.size(); ++i) {
+    if (is_small(*result.task, result.cases[i].c) && keep(result.cases[i].verdict)) {
+      out.first.push_back(result.cases[i].c);
+      out.second.push_back(i);
+    }
+  }
+  return out;
+}
+
+/// compute-sanitizer: CUDALAB_COMPUTE_SANITIZER, else on PATH, else the toolkit's usual place.
+fs::path find_compute_sanitizer() {
+  return find_tool("CUDALAB_COMPUTE_SANITIZER", "compute-sanitizer",
+                   {"/usr/local/cuda/bin/compute-sanitizer", "/usr/local/cuda/compute-sanitizer/compute-sanitizer"});
+}
+
+}  // namespace
+
+/// The sanitize runs' last step on the simulator: the small cases that passed run again with each
+/// block's threads started in reverse and in shuffled order. A GPU promises no order, so a case
+/// that fails in another order has a race, even where no pair of accesses showed it (a race
+/// through a pointer the checks do not see, or one that only reordering exposes).
+void check_thread_orders(const Task& task, const Toolchain& toolchain, const fs::path& module,
+                         const CheckOptions& options, std::vector<CaseResult>& cases) {
+  // The cases run again in the sequence they ran in (all the small ones that ran, passed or not),
+  // each order in a process of its own: the k-th call of solve then meets the state the k-th call
+  // met before, so a kernel that keeps state between calls (an accumulator never reset) is not
+  // taken for a race. Only a case that passed in order and fails in another order is a finding.
+  std::vector<Case> sequence;
+  std::vector<std::size_t> where;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (is_small(task, cases[i].c) && cases[i].verdict != Verdict::skipped) {
+      sequence.push_back(cases[i].c);
+      where.push_back(i);
+    }
+  }
+  if (std::ranges::none_of(where, [&](std::size_t i) { return cases[i].verdict == Verdict::passed; })) return;
+  for (const protocol::ThreadOrder order : {protocol::ThreadOrder::reverse, protocol::ThreadOrder::shuffled}) {
+    CheckOptions again = options;
+    again.sanitize = false;  // the same checked module, its checks off: only the order differs
+    again.order = order;
+    again.orders.clear();
+    const std::vector<CaseResult> other = run_cases(task, toolchain, module, sequence, again);
+    for (std::size_t k = 0; k < other.size(); ++k) {
+      CaseResult& r = cases[where[k]];
+      // Reported once per case: in reverse order if it fails there.
+      if (other[k].verdict != Verdict::wrong_output || r.verdict != Verdict::passed) continue;
+      protocol::Finding f;
+      f.kind = protocol::FindingKind::order;
+      f.where =
+          fmt::format("right with each block's threads started in order, wrong with them started in {} order ({})",
+                      order == protocol::ThreadOrder::reverse ? "reverse" : "shuffled", other[k].message);
+      r.findings.push_back(f);
+      r.details.clear();
+      judge_findings(r.findings, module, r);
+    }
+  }
+}
+
+/// The sanitize runs on a GPU: the small cases again under each of compute-sanitizer's tools
+/// (memcheck: out of bounds and misaligned; racecheck: shared-memory races; synccheck: barriers;
+/// initcheck: uninitialised global memory), their reports read into findings.
+void check_with_compute_sanitizer(const Task& task, const Toolchain& toolchain, const fs::path& module,
+                                  const CheckOptions& options, ExerciseResult& result) {
+  const fs::path tool = find_compute_sanitizer();
+  // A case that ran out of time does not run again under a tool that slows it down further: the
+  // check's time limit holds under compute-sanitizer too.
+  if (std::ranges::any_of(result.cases, [](const CaseResult& c) { return c.verdict == Verdict::timeout; })) return;
+  const auto [small, where] = small_cases(result, [](Verdict v) { return v != Verdict::skipped; });
+  if (small.empty()) return;
+  if (tool.empty()) {
+    result.hints.push_back(
+        "--sanitize on a GPU runs compute-sanitizer, which was not found (it comes with the CUDA toolkit: put its "
+        "bin folder on PATH, or set CUDALAB_COMPUTE_SANITIZER)");
+    return;
+  }
+  std::vector<std::vector<protocol::Finding>> found(small.size());
+  std::map<std::uint64_t, SourcePlace> places;
+  for (const char* name : {"memcheck", "racecheck", "synccheck", "initcheck"}) {
+    CheckOptions again = options;
+    again.sanitize = false;
+    std::string output;
+    again.runner_output = &output;
+    again.runner_prefix = {tool.string(), "--tool", name, "--print-limit", "32", "--show-backtrace", "no"};
+    // The tools slow kernels down many times; the small cases take milliseconds without them, so
+    // three times the limit is room enough, and a kernel that never ends is stopped as promised.
+    again.timeout = options.timeout * 3;
+    (void)run_cases(task, toolchain, module, small, again);
+    const auto parsed = parse_compute_sanitizer(output, places, result.source);
+    for (const auto& [k, f] : parsed) {
+      if (k < found.size()) found[k].push_back(f);
+    }
+    // A report this parser cannot read is still shown, rather than lost.
+    const std::size_t summary = output.find("ERROR SUMMARY: ");
+    if (parsed.empty() && summary != std::string::npos && output.compare(summary + 15, 2, "0 ") != 0) {
+      std::string shown;
+      std::istringstream lines(output);
+      std::string line;
+      for (int n = 0; n < 12 && std::getline(lines, line);) {
+        if (line.rfind("=========", 0) == 0) {
+          shown += "\n    " + line;
+          ++n;
+        }
+      }
+      result.hints.push_back(fmt::format("compute-sanitizer's {} reported errors:{}", name, shown));
+    }
+  }
+  for (std::size_t k = 0; k < small.size(); ++k) {
+    if (found[k].empty()) continue;
+    CaseResult& r = result.cases[where[k]];
+    r.findings = found[k];
+    judge_findings(r.findings, module, r, &places, task.info().in_place_steps);
+  }
+}
+
+std::vector<CaseResult> run_checked(const Task& task, const Toolchain& checked, const fs::path& module,
+                                    const CheckOptions& options) {
+  std::vector<Case> small;
+  for (const Case& c : select_cases(task, Backend::sim, options)) {
+    if (is_small(task, c)) small.push_back(c);
+  }
+  if (small.empty()) return {};
+  CheckOptions run = options;
+  run.sanitize = true;  // every access of these cases checked
+  run.visible_devices.clear();
+  run.runner_prefix.clear();
+  run.runner_output = nullptr;
+  std::vector<CaseResult> cases = run_cases(task, checked, module, small, run);
+  check_thread_orders(task, checked, module, options, cases);
+  return cases;
+}
+
+void merge_checked(std::vector<CaseResult>&& checked, Backend backend, ExerciseResult& result) {
+  for (CaseResult& found : checked) {
+    const auto same =
+        std::ranges::find_if(result.cases, [&](const CaseResult& r) { return r.c.label() == found.c.label(); });
+    if (same == result.cases.end() || same->verdict == Verdict::skipped) continue;
+    CaseResult& r = *same;
+    if (!found.findings.empty() && r.verdict == Verdict::cuda_error && r.records.first_failed_call) {
+      // A runtime call that failed (a copy larger than its allocation) is the cause; what the
+      // kernel then did wrong in the checked run follows from it.
+      r.details.push_back("the checked run also found: " + found.message);
+      continue;
+    }
+    if (!found.findings.empty() && r.findings.empty()) {
+      // The finding names the cause: it leads, whatever the plain run's output was.
+      const Verdict plain = r.verdict;
+      r.verdict = found.verdict;
+      r.message = found.message;
+      r.details = std::move(found.details);
+      r.hints = std::move(found.hints);
+      r.findings = std::move(found.findings);
+      r.diagnosed = false;
+      if (backend == Backend::gpu) {
+        r.details.push_back(plain == Verdict::passed
+                                ? "found by the simulator's checked run; the output on the GPU was right, by luck"
+                                : "found by the simulator's checked run; on the GPU: " +
+                                      std::string(verdict_title(plain)));
+      }
+      continue;
+    }
+    if (found.verdict == Verdict::passed || r.verdict != Verdict::passed || !found.findings.empty()) continue;
+    if (backend == Backend::sim) {
+      // Same inputs, same simulator: only the build differs (accesses as written, locals
+      // poisoned), so its failure is the kernel's.
+      const std::string label = r.c.label();
+      r.verdict = found.verdict;
+      r.message = found.message;
+      r.details = std::move(found.details);
+      r.details.push_back(
+          "right in the plain build, wrong in the checked build: the result depends on a value "
+          "nobody wrote, or on how the compiler happened to order the accesses");
+      r.hints = std::move(found.hints);
+      r.diagnosed = found.diagnosed;
+    }
+    // On a GPU a failure of the simulator's alone is not the student's (a feature the simulator
+    // lacks): only findings cross over.
+  }
+}
+
+}  // namespace cudalab

@@ -30,6 +30,10 @@ std::string read(const fs::path& file) {
 void BM_EditToVerdict(benchmark::State& state, const char* exercise, const char* extra) {
   const fs::path solution = fs::path(CUDALAB_SOURCE_DIR) / "solutions" / exercise / "kernel.cu";
   const std::string text = read(solution);
+  if (text.empty()) {
+    state.SkipWithError(("cannot read " + solution.string()).c_str());
+    return;
+  }
   const fs::path dir = fs::temp_directory_path() / ("cudalab-edit-bench-" + std::to_string(getpid()));
   fs::create_directories(dir);
   const fs::path edited = dir / "kernel.cu";
@@ -37,7 +41,7 @@ void BM_EditToVerdict(benchmark::State& state, const char* exercise, const char*
   const fs::path cache = dir / "cache";
   const std::string command = std::string("cd ") + CUDALAB_SOURCE_DIR + " && CUDALAB_CACHE_DIR=" + cache.string() +
                               " " + CUDALAB_PROGRAM + " check " + exercise + " --backend sim --seed 1 --file " +
-                              edited.string() + " " + extra + " > /dev/null 2>&1";
+                              edited.string() + " " + extra + " > " + (dir / "last.log").string() + " 2>&1";
   std::size_t edit = 0;
   for (auto _ : state) {
     state.PauseTiming();
@@ -45,20 +49,20 @@ void BM_EditToVerdict(benchmark::State& state, const char* exercise, const char*
     state.ResumeTiming();
     const int status = std::system(command.c_str());
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      state.SkipWithError("the check did not pass: " + command);
+      state.SkipWithError(("the check did not pass: " + command).c_str());
       break;
     }
   }
-  fs::remove_all(dir);
+  if (!state.error_occurred()) fs::remove_all(dir);  // kept with its log when a check failed
 }
 
 // Five edits each, the median reported (the budget is on the median).
-BENCHMARK_CAPTURE(BM_EditToVerdict, matmul_default, "3", "")
+BENCHMARK_CAPTURE(BM_EditToVerdict, matmul_default, "03_matmul", "")
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(1)
     ->Repetitions(5);
-BENCHMARK_CAPTURE(BM_EditToVerdict, matmul_fast, "3", "--fast")
+BENCHMARK_CAPTURE(BM_EditToVerdict, matmul_fast, "03_matmul", "--fast")
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(1)

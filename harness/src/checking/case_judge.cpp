@@ -53,6 +53,8 @@ bool judge_values(const Task& task, const Case& c, const std::vector<Buffer>& or
     std::string joined;
     for (const auto& p : wrong_parts) joined += (joined.empty() ? "" : "; ") + p;
     r.message = fmt::format("wrong output at {}: {}", c.label(), joined);
+    // The launch configuration beside the wrong values: whether the grid could cover the output.
+    if (r.launches_recorded) r.details.push_back("launched: " + describe_launches(r.records));
     return false;
   }
   return true;

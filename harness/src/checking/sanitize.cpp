@@ -61,12 +61,19 @@ void check_thread_orders(const Task& task, const Toolchain& toolchain, const fs:
     }
   }
   if (std::ranges::none_of(where, [&](std::size_t i) { return cases[i].verdict == Verdict::passed; })) return;
-  for (const protocol::ThreadOrder order : {protocol::ThreadOrder::reverse, protocol::ThreadOrder::shuffled}) {
+  // Both orders at once (two processes, two cores), judged in order: reverse first.
+  const auto run_in = [&](protocol::ThreadOrder order) {
     CheckOptions again = options;
     again.sanitize = false;  // the same checked module, its checks off: only the order differs
     again.order = order;
     again.orders.clear();
-    const std::vector<CaseResult> other = run_cases(task, toolchain, module, sequence, again);
+    return run_cases(task, toolchain, module, sequence, again);
+  };
+  auto shuffled = std::async(std::launch::async, run_in, protocol::ThreadOrder::shuffled);
+  const std::vector<CaseResult> reversed = run_in(protocol::ThreadOrder::reverse);
+  const std::vector<CaseResult> reshuffled = shuffled.get();
+  for (const protocol::ThreadOrder order : {protocol::ThreadOrder::reverse, protocol::ThreadOrder::shuffled}) {
+    const std::vector<CaseResult>& other = order == protocol::ThreadOrder::reverse ? reversed : reshuffled;
     for (std::size_t k = 0; k < other.size(); ++k) {
       CaseResult& r = cases[where[k]];
       // Reported once per case: in reverse order if it fails there.
@@ -162,9 +169,11 @@ void merge_checked(std::vector<CaseResult>&& checked, Backend backend, ExerciseR
         std::ranges::find_if(result.cases, [&](const CaseResult& r) { return r.c.label() == found.c.label(); });
     if (same == result.cases.end() || same->verdict == Verdict::skipped) continue;
     CaseResult& r = *same;
-    if (!found.findings.empty() && r.verdict == Verdict::cuda_error && r.records.first_failed_call) {
+    if (!found.findings.empty() && r.verdict == Verdict::cuda_error && r.records.first_failed_call &&
+        r.records.first_failed_call->call.find("<<<") == std::string::npos) {
       // A runtime call that failed (a copy larger than its allocation) is the cause; what the
-      // kernel then did wrong in the checked run follows from it.
+      // kernel then did wrong in the checked run follows from it. A failed launch is the kernel's
+      // own fault, which the finding names with its line.
       r.details.push_back("the checked run also found: " + found.message);
       continue;
     }

@@ -379,11 +379,12 @@ std::size_t display_width(const std::string& text) {
 /// How to run this program in a command shown to the user: `cudalab` where it is installed, else
 /// the clone's wrapper (`./cudalab` from the clone's folder, its path from elsewhere).
 std::string program_command() {
-  const fs::path wrapper = data_dir() / "cudalab";
-  if (install_layout() || !fs::is_regular_file(wrapper)) return "cudalab";
+  if (install_layout()) return "cudalab";
   std::error_code ec;
-  if (fs::equivalent(wrapper.parent_path(), fs::current_path(ec), ec)) return "./cudalab";
-  return wrapper.string();
+  // In a clone's folder (or a copy of one), its wrapper is `./cudalab`.
+  if (is_executable(fs::current_path(ec) / "cudalab")) return "./cudalab";
+  const fs::path wrapper = data_dir() / "cudalab";
+  return fs::is_regular_file(wrapper, ec) ? wrapper.string() : std::string("cudalab");
 }
 
 int run_list() {

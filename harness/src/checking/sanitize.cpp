@@ -170,10 +170,10 @@ void merge_checked(std::vector<CaseResult>&& checked, Backend backend, ExerciseR
     if (same == result.cases.end() || same->verdict == Verdict::skipped) continue;
     CaseResult& r = *same;
     if (!found.findings.empty() && r.verdict == Verdict::cuda_error && r.records.first_failed_call &&
-        r.records.first_failed_call->call.find("<<<") == std::string::npos) {
+        r.records.first_failed_call->call.starts_with("cuda")) {
       // A runtime call that failed (a copy larger than its allocation) is the cause; what the
-      // kernel then did wrong in the checked run follows from it. A failed launch is the kernel's
-      // own fault, which the finding names with its line.
+      // kernel then did wrong in the checked run follows from it. A failed launch, or work left
+      // on a stream, is the kernel's or solve's own fault, which the finding names with its line.
       r.details.push_back("the checked run also found: " + found.message);
       continue;
     }

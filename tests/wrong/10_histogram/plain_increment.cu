@@ -1,6 +1,5 @@
-// expect: wrong_output | counts are too low
-// only on: gpu
-// finding: data_race | 21 | make the update atomic
+// expect: data_race | make the update atomic
+// finding: data_race | 20 | make the update atomic
 // finding on gpu: skip: whether racecheck names lanes of a warp that store one shared word at once is not sure
 // Bug: the block counts with a plain `hist[v]++`: a read, an add and a write. Two threads that read
 // the same counter at once both write back old + 1, and one of the two values is lost (on a GPU the

@@ -1,7 +1,7 @@
 // expect: data_race | read into a register, __syncthreads(), then write
 // never: make the update atomic
 // only on: sim
-// finding: data_race | 19 | a data race on shared memory
+// finding: data_race | 20 | a data race on shared memory
 // finding on gpu: skip: on a GPU whether a thread reads its neighbour before or after the update is not determined
 // Bug: Hillis–Steele in place, with no second buffer and no barrier between reading and writing:
 // a thread may read s[t - offset] after that neighbour already added this step's value into it,

@@ -27,6 +27,7 @@ namespace cudalab {
 /// The input sets of one runner call, by reference.
 using SetViews = InputSets;
 
+/// Each buffer starts at a multiple of this in the shared file (as cudaMalloc aligns).
 inline constexpr std::size_t kBufferAlignment = 256;
 
 /// The buffers of one case (bench: one or more input sets) or of a check's cases (one set each) in
@@ -35,6 +36,7 @@ inline constexpr std::size_t kBufferAlignment = 256;
 /// runner can leave only the running case's pages reachable.
 class SharedBuffers {
  public:
+  /// The file with `sets`' buffers copied in, and room for `witnesses` witness calls' outputs.
   SharedBuffers(const SetViews& sets, std::size_t witnesses, bool page_per_set = false) {
     auto place = [&](std::size_t bytes) {
       const std::size_t at = total_;
@@ -98,10 +100,15 @@ class SharedBuffers {
   [[nodiscard]] std::vector<Buffer> read_witness(std::size_t w, const std::vector<Buffer>& like) const {
     return outputs_at(witness_offsets_[w], like);
   }
+  /// Where witness `w`'s copy of buffer `i` starts in the file.
   [[nodiscard]] std::size_t witness_offset(std::size_t w, std::size_t i) const { return witness_offsets_[w][i]; }
+  /// The file's descriptor, which the runner inherits.
   [[nodiscard]] int fd() const { return fd_; }
+  /// Where buffer `i` of set `set` starts in the file.
   [[nodiscard]] std::size_t offset(std::size_t set, std::size_t i) const { return offsets_[set][i]; }
+  /// How many input sets the file holds.
   [[nodiscard]] std::size_t sets() const { return offsets_.size(); }
+  /// The file's size in bytes.
   [[nodiscard]] std::size_t total() const { return total_; }
 
  private:
@@ -142,9 +149,9 @@ protocol::Spec make_spec(const RunnerCall& call, const SetViews& sets, const Sha
 
 /// What one runner process did: how it ended, and its output as a report shows it.
 struct RunnerProcess {
-  ProcessResult p;
-  std::vector<std::string> shown_output;
-  std::size_t max_result_bytes = 0;  ///< the cap on its replies, all together
+  ProcessResult p;                        ///< how the process ended, its output and its replies
+  std::vector<std::string> shown_output;  ///< its output as a report shows it (output_lines)
+  std::size_t max_result_bytes = 0;       ///< the cap on its replies, all together
 };
 
 /// Starts the runner on `spec` inside `box` and waits for it. `clock` (bench) gets the marks of

@@ -266,8 +266,10 @@ inline constexpr std::size_t kMaxPhaseNameBytes = 32;
 /// digits after the point; empty when none is that long.
 std::string describe_phases(const std::vector<Phase>& phases, double at_least_s, int decimals);
 
-/// Device-pointer exercises: the harness's buffers sit between guard zones filled with
-/// kGuardByte, checked after every call of solve. A write outside a buffer lands in one.
+/// Device-pointer exercises: the harness's buffers sit between guard zones, checked after every
+/// call of solve. An output's zones hold kGuardByte (no common stray value leaves it unchanged);
+/// an input's hold 0xFF bytes, NaN as a float, so that a read past an input shows in the result
+/// (runner_main.cpp, guard_fill). A write outside a buffer lands in one.
 inline constexpr unsigned char kGuardByte = 0xA5;
 /// Bytes of guard zone on each side of a buffer of `bytes`: twice its size, 256 KiB to 16 MiB, in
 /// whole 256-byte steps so that the buffer stays as aligned as cudaMalloc's own. Enough for the

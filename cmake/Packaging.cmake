@@ -46,7 +46,7 @@ set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE ${CUDALAB_DEB_ARCH})
 # runtime: cudalab, the runners and libcudalab_sim.so; the simulator runs the C++ compiler.
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME cudalab)
 string(CONCAT CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS
-       "libc6, libstdc++6, libgcc-s1, libgomp1, libfmt9, libboost-context1.74.0, "
+       "libc6, libstdc++6, libgcc-s1, libgomp1, libfmt9, libboost-context1.74.0, libnettle8, "
        "libopenblas0-pthread | libopenblas0-openmp | libopenblas0-serial, g++ | clang")
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SUGGESTS "nvidia-cuda-toolkit")
 set(CPACK_COMPONENTS_ALL runtime)

@@ -18,6 +18,7 @@
 #include "cudalab/judge.hpp"
 #include "cudalab/paths.hpp"
 #include "cudalab/report.hpp"
+#include "cudalab/toolchain.hpp"
 
 namespace {
 
@@ -63,6 +64,7 @@ int run_grade(GradeOptions options, bool color) {
     fmt::print("  summed over the attempts: compiling {:.0f} s, checking {:.0f} s{}\n", s.compile_s, s.check_s,
                timed ? fmt::format(", timing {:.0f} s", s.timing_s) : "");
   }
+  if (!s.similarity_line.empty()) fmt::print("\n{}\n", s.similarity_line);
   fmt::print(
       "\ngradebook and reports in {} (grades.csv, results.json, junit.xml, report.html, feedback/, "
       "gradescope/)\n",
@@ -220,7 +222,13 @@ int main(int argc, char** argv) {
         grade.seed = read_seed_file(seed_file, warning);
         if (!warning.empty()) fmt::print(stderr, "cudalab: warning: {}\n", warning);
       }
-      return run_grade(grade, use_color);
+      try {
+        return run_grade(grade, use_color);
+      } catch (const SetupError& e) {
+        // The machine's fault: the submission in hand got no row; --resume grades it and the rest.
+        fmt::print(stderr, "cudalab: grading stopped, no student's fault: {} (then go on with --resume)\n", e.what());
+        return kExitUsage;
+      }
     }
     if (report_cmd->parsed()) return run_report(gradebook_file, report_out, use_color);
     if (merge_cmd->parsed()) return run_merge(merge, use_color);

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <ctime>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -24,6 +25,7 @@
 #include "cudalab/grading/gradebook.hpp"
 #include "cudalab/grading/reports.hpp"
 #include "cudalab/grading/rubric.hpp"
+#include "cudalab/grading/similarity.hpp"
 #include "cudalab/grading/submissions.hpp"
 #include "cudalab/paths.hpp"
 #include "cudalab/registry.hpp"
@@ -488,6 +490,8 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
       for (const auto& c : r.cases) a.checks.push_back(check_row(c));
       // Without peaks the GPU could not be probed (no --gpus; with it, every GPU was): not timed.
       return on_gpu && devices.front()->peaks.has_value() && outputs_right(r);
+    } catch (const SetupError&) {
+      throw;  // the machine's trouble: run_workers stops the class, and nothing is recorded
     } catch (const std::exception& e) {
       // One submission's trouble is that submission's verdict; the class goes on.
       a.verdict = verdict_name(Verdict::runner_error);
@@ -533,6 +537,8 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
       } else {
         a.hints.push_back("not timed: " + timed.message);
       }
+    } catch (const SetupError&) {
+      throw;
     } catch (const std::exception& e) {
       a.hints.push_back(std::string("not timed: ") + e.what());
     }
@@ -544,16 +550,33 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
   std::vector<Pending> pending(jobs.size());
   std::vector<std::size_t> to_time;
   std::mutex to_time_lock;
-  const auto run_workers = [](unsigned count, const std::function<void()>& work) {
+  // A set-up fault (SetupError: the cache, the compiler, the disk, the sandbox) stops every worker
+  // after the attempt in hand and leaves the class: the attempts recorded so far stay, the rest
+  // are graded by --resume once the machine is fixed, and nobody's row blames their file.
+  std::atomic<bool> stopping{false};
+  const auto run_workers = [&stopping](unsigned count, const std::function<void()>& work) {
+    std::exception_ptr fault;
+    std::mutex fault_lock;
     std::vector<std::thread> threads;
-    for (unsigned w = 0; w < count; ++w) threads.emplace_back(work);
+    for (unsigned w = 0; w < count; ++w) {
+      threads.emplace_back([&] {
+        try {
+          work();
+        } catch (...) {
+          stopping = true;
+          std::lock_guard lock(fault_lock);
+          if (!fault) fault = std::current_exception();
+        }
+      });
+    }
     for (auto& t : threads) t.join();
+    if (fault) std::rethrow_exception(fault);
   };
   unsigned workers = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   workers = std::min<unsigned>(workers, std::max<std::size_t>(jobs.size(), 1));
   const auto check_phase_start = Clock::now();
   run_workers(workers, [&] {
-    for (std::size_t i = next++; i < jobs.size(); i = next++) {
+    for (std::size_t i = next++; i < jobs.size() && !stopping; i = next++) {
       if (check_one(jobs[i], pending[i])) {
         std::lock_guard lock(to_time_lock);
         to_time.push_back(i);
@@ -570,7 +593,7 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
   std::atomic<unsigned> timing_worker{0};
   run_workers(static_cast<unsigned>(timing_workers_per_gpu(devices.size()) * devices.size()), [&] {
     const std::size_t gpu = timing_worker++ % devices.size();
-    for (std::size_t k = next_timed++; k < to_time.size(); k = next_timed++) {
+    for (std::size_t k = next_timed++; k < to_time.size() && !stopping; k = next_timed++) {
       time_one(pending[to_time[k]], gpu);
       finish(pending[to_time[k]]);
     }
@@ -583,7 +606,27 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
   summary.timing_s = timing_s;
   summary.wall_s = std::chrono::duration<double>(Clock::now() - started).count();
   summary.results = gradebook.class_results();
-  if (options.write_reports) write_reports(summary.results, options.out_dir);
+  if (options.write_reports) {
+    write_reports(summary.results, options.out_dir);
+    // Every submission of the class, graded now or before: the pairs much more alike than the rest.
+    SubmittedFiles files;
+    for (const Submission& s : submissions) {
+      for (const auto& [id, file] : s.kernels) {
+        if (rubric.exercises.contains(id)) files[id][s.student] = file;
+      }
+    }
+    const SimilarityReport similar = find_similar(files, [](const std::string& id) {
+      const fs::path in_project = project_root() / "exercises" / id / "kernel.cu";
+      return fs::exists(in_project) ? in_project : data_dir() / "exercises" / id / "kernel.cu";
+    });
+    write_similarity_reports(similar, options.out_dir);
+    const auto flagged = std::ranges::count_if(similar.pairs, [](const SimilarPair& p) { return p.flagged; });
+    summary.similarity_line =
+        !similar.note.empty() && similar.tool.empty()
+            ? "similar submissions " + similar.note
+            : fmt::format("similar submissions: {} pair{} flagged (similarity.html, similarity.csv)", flagged,
+                          flagged == 1 ? "" : "s");
+  }
   return summary;
 }
 

@@ -20,6 +20,10 @@ bool device_checks_available();
 /// and launch on; off, memory allocated from then on and kernels launched are not checked.
 void enable_device_checks(bool on);
 
+/// With the checks on: a kernel's access to page-locked or managed host memory is a finding
+/// (the exercises whose data stays on the device; a GPU runner cannot see it).
+void forbid_host_memory_in_kernels(bool on);
+
 /// The order in which each block's threads start (the simulator; a GPU ignores it).
 void set_thread_order(protocol::ThreadOrder order, std::uint64_t seed);
 

@@ -5,6 +5,8 @@ namespace cudalab::runner {
 
 bool device_checks_available() { return false; }
 void enable_device_checks(bool) {}
+
+void forbid_host_memory_in_kernels(bool) {}
 void set_thread_order(protocol::ThreadOrder, std::uint64_t) {}
 void name_device_buffer(const void*, const void*, std::size_t, std::size_t, const std::string&, bool) {}
 std::vector<protocol::Finding> take_findings() { return {}; }

@@ -121,9 +121,14 @@ void record_copy(const char* api, int kind, const void* dst, const void* src, st
   Keeper& k = keeper();
   std::lock_guard lock(k.mutex);
   if (!k.recording) return;
-  append(k.records, k.records.copies,
-         protocol::Copy{api, protocol::copy_kind(kind), bytes, "", "", reinterpret_cast<std::uintptr_t>(dst),
-                        reinterpret_cast<std::uintptr_t>(src), reinterpret_cast<std::uintptr_t>(stream)});
+  protocol::Copy copy;
+  copy.api = api;
+  copy.kind = protocol::copy_kind(kind);
+  copy.bytes = bytes;
+  copy.dst = reinterpret_cast<std::uintptr_t>(dst);
+  copy.src = reinterpret_cast<std::uintptr_t>(src);
+  copy.stream = reinterpret_cast<std::uintptr_t>(stream);
+  append(k.records, k.records.copies, std::move(copy));
 }
 
 void record_transfer(protocol::Transfer transfer) {

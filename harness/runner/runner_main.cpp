@@ -15,6 +15,7 @@
 // download, reply. One process for all the cases of a check: the context and the module load are
 // paid once, and solve meets state left from its earlier calls, as a program would.
 #include <dlfcn.h>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -245,9 +246,45 @@ protocol::Records named_records(const std::vector<std::vector<Slot>>& sets, cons
     }
     return "";
   };
+  // Device-pointer exercises: which of the harness's device buffers a copy reads or writes, and
+  // whether its other end is memory the host can touch (the judge's "the work must be done by
+  // kernels"). A pointer the records cannot place counts as neither (never judged).
+  auto device_buffer = [&](std::uintptr_t address) -> std::string {
+    for (const auto& set : sets) {
+      for (const auto& s : set) {
+        if (s.device == nullptr) continue;
+        const auto begin = reinterpret_cast<std::uintptr_t>(s.device);
+        if (address >= begin && address < begin + std::max<std::size_t>(s.where.bytes, 1)) return s.where.name;
+      }
+    }
+    return "";
+  };
+  auto allocation_of = [&](std::uintptr_t address) -> const protocol::Allocation* {
+    for (const auto& a : r.allocations) {
+      if (address >= a.address && address < a.address + std::max<std::size_t>(a.bytes, 1)) return &a;
+    }
+    return nullptr;
+  };
+  using protocol::CopyKind;
+  // With cudaMemcpyDefault the runtime tells the ends apart by address: any pointer that is not
+  // device memory (the harness's buffers, the submission's cudaMalloc) is the host's — knowable
+  // only while every allocation was recorded.
+  auto host_end = [&](std::uintptr_t address, bool by_kind, CopyKind kind, bool symbol) {
+    if (symbol) return false;
+    if (by_kind) return true;
+    const protocol::Allocation* a = allocation_of(address);
+    if (a != nullptr) return a->kind != protocol::MemoryKind::device;  // page-locked or managed
+    return kind == CopyKind::by_pointer && r.dropped == 0 && device_buffer(address).empty();
+  };
   for (auto& c : r.copies) {
     c.to_host_buffer = host_buffer(c.dst);
     c.from_host_buffer = host_buffer(c.src);
+    c.to_device_buffer = device_buffer(c.dst);
+    c.from_device_buffer = device_buffer(c.src);
+    c.to_host_memory = host_end(c.dst, c.kind == CopyKind::device_to_host || c.kind == CopyKind::host_to_host, c.kind,
+                                c.api.find("ToSymbol") != std::string::npos);
+    c.from_host_memory = host_end(c.src, c.kind == CopyKind::host_to_device || c.kind == CopyKind::host_to_host, c.kind,
+                                  c.api.find("FromSymbol") != std::string::npos);
   }
   return r;
 }
@@ -403,6 +440,7 @@ class Run {
       // Before the case's buffers are allocated: the checks put red zones around each.
       cudalab::runner::count_accesses(spec_.explain, spec_.explain_sm_count, spec_.explain_every_block);
       cudalab::runner::enable_device_checks(spec_.checked_sets.empty() || spec_.checked_sets.at(set));
+      cudalab::runner::forbid_host_memory_in_kernels(spec_.device_pointers);
     }
     expose_only(set);
     if (spec_.device_pointers) {
@@ -830,6 +868,11 @@ class Run {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Each case allocates its buffers afresh, and the simulator fills every allocation and its guard
+  // zones: served by mmap, each case would fault in new pages (a third of a small check's time).
+  // From the heap, freed pages are reused.
+  mallopt(M_MMAP_THRESHOLD, 512 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   if (argc == 2 && std::strcmp(argv[1], "--probe") == 0) return probe();
   if (argc == 2 && std::strcmp(argv[1], "--peak") == 0) return peak();
   if (argc != 3 || std::strcmp(argv[1], "--spec") != 0) {

@@ -11,14 +11,18 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
+#include "../support/small_disk.hpp"
 #include "cudalab/grading/gradebook.hpp"
 #include "cudalab/grading/grader.hpp"
 #include "cudalab/grading/rubric.hpp"
+#include "cudalab/task.hpp"
 
 namespace cudalab::grading {
 namespace {
@@ -203,6 +207,55 @@ TEST(Grade, AMalformedRubricStopsBeforeAnyGrading) {
   fs::remove_all(root);
 }
 
+/// Everything of an attempt a student is shown: its message, hints and every check's text.
+std::string feedback_of(const Attempt& a) {
+  std::string text = a.message;
+  for (const auto& h : a.hints) text += "\n" + h;
+  for (const auto& c : a.checks) {
+    text += "\n" + c.message;
+    for (const auto& d : c.details) text += "\n" + d;
+    for (const auto& h : c.hints) text += "\n" + h;
+  }
+  return text;
+}
+
+TEST(Grade, NoSeedReachesASubmissionsFeedback) {
+  // The class's secret seed, as `--seed-file` gives it; a submission that hunts for it through its
+  // command line, environment, auxiliary vector and open descriptors, and throws with every number.
+  constexpr std::uint64_t kSecret = 9876543210123456789ull;
+  const std::string decimal = std::to_string(kSecret);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(kSecret));
+  const fs::path root = fresh("seed");
+  copy_into(kSource / "tests/grading/hunts_seed.cu", root / "class/mallory/01_increment/kernel.cu");
+  GradeOptions o = options_for(root);
+  o.seed = kSecret;
+  const GradeSummary s = grade_class(o);
+  const Attempt& a = at(s.results, "mallory", "01_increment");
+  const std::string feedback = feedback_of(a);
+  // The hunt itself worked: its numbers reached the feedback, among them the runner's thread-order
+  // seed, which travels on the runner's command line (derived: it tells nothing of the seed).
+  EXPECT_NE(feedback.find("numbers:"), std::string::npos) << feedback;
+  EXPECT_NE(feedback.find(std::to_string(derive_from_seed(kSecret, "thread order"))), std::string::npos) << feedback;
+  EXPECT_EQ(feedback.find(decimal), std::string::npos) << feedback;
+  EXPECT_EQ(feedback.find(hex), std::string::npos) << feedback;
+  // No file written for the class holds it either (the instructor's gradebook keeps it, in meta).
+  std::size_t files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(o.out_dir)) {
+    if (!entry.is_regular_file() || entry.path().filename().string().starts_with("gradebook.sqlite")) continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ++files;
+    EXPECT_EQ(text.find(decimal), std::string::npos) << entry.path();
+    EXPECT_EQ(text.find(hex), std::string::npos) << entry.path();
+  }
+  EXPECT_GE(files, 3u) << "the reports were written";
+  for (const Attempt& row : Gradebook(o.out_dir / "gradebook.sqlite").attempts()) {
+    EXPECT_EQ(feedback_of(row).find(decimal), std::string::npos);
+  }
+  fs::remove_all(root);
+}
+
 /// The rows that must not depend on whether grading was interrupted.
 std::vector<std::string> comparable(const std::vector<Attempt>& attempts) {
   std::vector<std::string> rows;
@@ -238,6 +291,40 @@ int run_grading(const std::vector<std::string>& args, pid_t* child_out = nullptr
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// A disk too full to compile on stops the class with exit 2 and one line; nobody's row says their
+// file does not compile; `--resume` on a fixed machine grades everyone.
+TEST(Grade, AFullDiskStopsGradingAndResumeFinishesOnceItIsFixed) {
+  const fs::path root = fresh("disk");
+  for (const char* student : {"s1", "s2", "s3"}) {
+    copy_into(kSource / "solutions/01_increment/kernel.cu", root / "class" / student / "01_increment/kernel.cu");
+  }
+  const fs::path cache = root / "cache";
+  fs::create_directories(cache);
+  const std::string grade = "'" CUDALAB_BIN_DIR "/cudalab-grading' grade '" + (root / "class").string() + "' --out '" +
+                            (root / "out").string() + "' --backend sim --jobs 2 --seed 5 --color never";
+  const auto full =
+      testing_support::with_small_disk(cache, "64k", "CUDALAB_CACHE_DIR='" + cache.string() + "' " + grade + " 2>&1");
+  if (!full) GTEST_SKIP() << "this machine lets no test make a mount namespace of its own (unshare -rm)";
+  EXPECT_EQ(full->exit_code, 2) << full->output;
+  EXPECT_NE(
+      full->output.find("cudalab: grading stopped, no student's fault: " + (cache / "sim").string() + " has only"),
+      std::string::npos)
+      << full->output;
+  EXPECT_NE(full->output.find("(then go on with --resume)"), std::string::npos) << full->output;
+  if (fs::exists(root / "out" / "gradebook.sqlite")) {
+    for (const Attempt& a : Gradebook(root / "out" / "gradebook.sqlite").attempts()) {
+      EXPECT_EQ(a.verdict, "passed") << a.student << ": " << a.message;  // only what was graded before
+    }
+  }
+  ASSERT_EQ(run_grading({"grade", (root / "class").string(), "--out", (root / "out").string(), "--backend", "sim",
+                         "--jobs", "2", "--seed", "5", "--resume"}),
+            0);
+  const std::vector<Attempt> rows = Gradebook(root / "out" / "gradebook.sqlite").attempts();
+  EXPECT_EQ(rows.size(), 3u);
+  for (const Attempt& a : rows) EXPECT_EQ(a.verdict, "passed") << a.student << ": " << a.message;
+  fs::remove_all(root);
 }
 
 TEST(Grade, ARunKilledMidwayAndResumedWritesTheRowsOfAnUninterruptedRun) {

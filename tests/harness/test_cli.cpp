@@ -2,11 +2,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <regex>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/small_disk.hpp"
 #include "cudalab/detail/process.hpp"
 
 namespace cudalab {
@@ -478,6 +480,50 @@ TEST(Cli, InitCopiesTheExercisesIntoAFolderOfTheStudentsAndNeverOverwrites) {
   std::ifstream kept(dir / "exercises/01_increment/kernel.cu");
   EXPECT_NE(std::string(std::istreambuf_iterator<char>(kept), {}).find("int x = ;"), std::string::npos);
 }
+
+#ifdef CUDALAB_HAVE_SIM
+// A machine that cannot compile is never the student's fault: an unusable module cache, a missing
+// compiler and a full disk each stop `check` with one line naming the cause and exit code 2, and
+// the file is never called one that "does not compile".
+TEST(Cli, AModuleCacheThatCannotBeWrittenStopsTheCheckWithItsCause) {
+  REQUIRE_SOLUTIONS();
+  const fs::path dir = test_dir("cache");
+  std::ofstream(dir / "a-file") << "not a folder\n";
+  const auto r = run_cli(CUDALAB_CLI, {"check", "1", "--solution", "--backend", "sim", "--color", "never"},
+                         {"CUDALAB_CACHE_DIR=" + (dir / "a-file" / "cache").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("cudalab: cannot create the module cache " + (dir / "a-file" / "cache").string()),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("set CUDALAB_CACHE_DIR to a folder cudalab can write"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("does not compile"), std::string::npos) << r.output;
+}
+
+TEST(Cli, AMissingCompilerStopsTheCheckWithItsCause) {
+  REQUIRE_SOLUTIONS();
+  const auto r = run_cli(CUDALAB_CLI, {"check", "1", "--solution", "--backend", "sim", "--color", "never"},
+                         {"CUDALAB_CXX=/nonexistent/bin/g++"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("cudalab: the CPU simulator cannot run here: no host C++ compiler found"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("does not compile"), std::string::npos) << r.output;
+}
+
+TEST(Cli, AFullDiskStopsTheCheckWithItsCause) {
+  REQUIRE_SOLUTIONS();
+  const fs::path cache = test_dir("disk") / "cache";
+  fs::create_directories(cache);
+  // 64 KiB: room for the cache's probe file, not for a compiled module.
+  const auto r = testing_support::with_small_disk(cache, "64k",
+                                                  "CUDALAB_CACHE_DIR='" + cache.string() + "' '" + CUDALAB_CLI +
+                                                      "' check 1 --solution --backend sim --color never 2>&1");
+  if (!r) GTEST_SKIP() << "this machine lets no test make a mount namespace of its own (unshare -rm)";
+  EXPECT_EQ(r->exit_code, 2) << r->output;
+  EXPECT_NE(r->output.find("cudalab: " + (cache / "sim").string() + " has only"), std::string::npos) << r->output;
+  EXPECT_NE(r->output.find("bytes free, too few to compile: free some space"), std::string::npos) << r->output;
+  EXPECT_EQ(r->output.find("does not compile"), std::string::npos) << r->output;
+}
+#endif
 
 }  // namespace
 }  // namespace cudalab

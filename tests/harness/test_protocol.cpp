@@ -21,6 +21,7 @@ Reply sample_reply() {
   r.launches_recorded = true;
   r.records.allocations.push_back({"cudaMallocManaged", MemoryKind::managed, 4000, false, 0x1000});
   r.records.copies.push_back({"cudaMemcpy2D", CopyKind::host_to_device, 64, "", "a", 0x1, 0x2});
+  r.records.copies.push_back({"cudaMemcpy", CopyKind::device_to_host, 8, "", "", 0x3, 0x4, 0, "", "x", true, false});
   Launch l;
   l.kernel = "tiled";
   l.grid = {4, 2, 1};
@@ -44,10 +45,15 @@ TEST(Protocol, ReplyRoundTripsThroughTheOneMapping) {
   ASSERT_EQ(back.records.allocations.size(), 1u);
   EXPECT_EQ(back.records.allocations[0].kind, MemoryKind::managed);
   EXPECT_EQ(back.records.allocations[0].api, "cudaMallocManaged");
-  ASSERT_EQ(back.records.copies.size(), 1u);
+  ASSERT_EQ(back.records.copies.size(), 2u);
   EXPECT_EQ(back.records.copies[0].kind, CopyKind::host_to_device);
   EXPECT_EQ(back.records.copies[0].from_host_buffer, "a");
   EXPECT_EQ(back.records.copies[0].dst, 0u) << "addresses stay in the runner";
+  // Which harness buffer a copy reads, and whether its other end is the host's (the judge's "the
+  // work must be done by kernels").
+  EXPECT_EQ(back.records.copies[1].from_device_buffer, "x");
+  EXPECT_TRUE(back.records.copies[1].to_host_memory);
+  EXPECT_FALSE(back.records.copies[1].from_host_memory);
   ASSERT_EQ(back.records.launches.size(), 1u);
   EXPECT_EQ(back.records.launches[0].grid, (std::array<unsigned, 3>{4, 2, 1}));
   ASSERT_TRUE(back.records.first_failed_call);

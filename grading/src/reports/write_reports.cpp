@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "cudalab/grading/reports.hpp"
+#include "cudalab/grading/similarity.hpp"
 #include "reports_common.hpp"
 
 namespace cudalab::grading {
@@ -32,6 +33,11 @@ std::string json_text(const nlohmann::json& j) {
 }
 
 }  // namespace
+
+void write_similarity_reports(const SimilarityReport& report, const fs::path& out_dir) {
+  write_file(out_dir / "similarity.csv", similarity_csv(report));
+  write_file(out_dir / "similarity.html", similarity_html(report));
+}
 
 void write_reports(const ClassResults& results, const fs::path& out_dir) {
   std::ostringstream summary, csv, junit;

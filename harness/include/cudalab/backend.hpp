@@ -10,12 +10,6 @@
 
 namespace cudalab {
 
-/// A set-up problem that no student code caused (no backend can run, a file of the
-/// installation is missing): the CLI prints its message as one line and exits with code 2.
-struct SetupError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 /// What `--backend` asked for.
 enum class BackendRequest { automatic, gpu, sim };
 

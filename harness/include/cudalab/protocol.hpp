@@ -199,6 +199,13 @@ struct Copy {
   std::uintptr_t dst = 0;                ///< destination pointer
   std::uintptr_t src = 0;                ///< source pointer
   std::uint64_t stream = 0;              ///< the cudaStream_t of an …Async copy, as a number; 0: the default stream
+  /// Device-pointer exercises: the harness's device buffer `dst` points into; empty if none.
+  std::string to_device_buffer;
+  std::string from_device_buffer;  ///< the same for `src`
+  /// `dst` is memory the host reads or writes directly: by the copy's kind, or as a page-locked or
+  /// managed allocation the submission made. A pointer the records cannot place counts as neither.
+  bool to_host_memory = false;
+  bool from_host_memory = false;  ///< the same for `src`
 };
 
 /// One kernel launch with its configuration; `duration_s` from CUPTI on the GPU, 0 elsewhere.
@@ -304,6 +311,7 @@ enum class FindingKind {
   shuffle_source,  ///< a shuffle read a lane that took no part (outside the mask or the block): undefined
   order,           ///< the result depends on the order the threads run in
   unsynchronized,  ///< solve returned while a stream still had work queued that nothing waited for
+  host_memory,     ///< a kernel read or wrote host memory (page-locked or managed) where the data stays on the device
 };
 const char* finding_kind_name(FindingKind kind);
 

@@ -8,6 +8,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cudalab {
@@ -137,8 +138,14 @@ struct TaskInfo {
 /// Random source for input generation, seeded per run and per case so that `--seed` reproduces.
 using Rng = std::mt19937_64;
 
-/// The seed of one case's inputs: a function of the run's seed, the exercise and the case's
-/// dimensions only (not of its position in a list), so that `check --size 257`, a full check,
+/// A number derived from the run's seed for one `purpose` (a keyed pseudo-random function): what
+/// may reach a submission (a case's seed, which its inputs reveal; the thread-order seed the runner
+/// receives) is always derived, so that a submission cannot compute the seed of a class, nor the
+/// inputs of cases it never saw.
+std::uint64_t derive_from_seed(std::uint64_t run_seed, std::string_view purpose);
+
+/// The seed of one case's inputs: derived from the run's seed, the exercise and the case's
+/// dimensions only (not from its position in a list), so that `check --size 257`, a full check,
 /// `bench` and the grader give the n=257 case the same inputs under one seed. `input_set` numbers
 /// bench's rotating input sets; set 0 is the one `check` runs.
 std::uint64_t case_seed(std::uint64_t run_seed, const TaskInfo& info, const Case& c, std::size_t input_set = 0);

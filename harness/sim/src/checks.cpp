@@ -32,6 +32,7 @@
 namespace cudalab::sim::checks {
 
 bool active = false;
+bool host_memory_is_finding = false;
 
 namespace {
 
@@ -85,6 +86,7 @@ struct Region {
   bool freed = false;
   bool dynamic = false;              // the extern __shared__ area
   bool constant = false;             // a __constant__ variable (bounds only: it is written from the host)
+  bool host_visible = false;         // page-locked or managed memory: the host reads and writes it directly
   std::uintptr_t section_begin = 0;  // constants: the section they and their pads fill
   std::uintptr_t section_end = 0;
   std::uint32_t gen = 0;  // shared: the block run it was last poisoned for
@@ -238,6 +240,7 @@ std::string element_name(const Region& r, std::uintptr_t a, unsigned size) {
 std::string region_name(const Region& r) {
   const std::size_t bytes = r.end - r.begin;
   if (r.dynamic) return "the extern __shared__ array (" + plural(bytes, "byte") + " at this launch)";
+  if (r.name.empty() && r.host_visible) return "a " + std::to_string(bytes) + "-byte page-locked or managed allocation";
   if (r.name.empty()) return "a " + std::to_string(bytes) + "-byte cudaMalloc allocation";
   if (r.constant && r.element != 0 && bytes / r.element > 1) {
     return "the __constant__ array " + r.name + " (" + plural(bytes / r.element, "element") + ")";
@@ -475,6 +478,13 @@ void check(std::uintptr_t a, unsigned size, bool write, std::uintptr_t pc) {
                       " bytes; this one is " + std::to_string(a % size) + " past one");
     return;
   }
+  if (r->host_visible && host_memory_is_finding) {
+    // The data of this exercise stays on the device: a kernel that moves it to or from memory the
+    // host reads directly lets host code do the work, whatever kernels ran (the threat model).
+    report_access(FindingKind::host_memory, c, *r, a, size, write, pc,
+                  std::string(write ? "wrote into " : "read from ") + region_name(*r) +
+                      ", memory the host reads and writes directly");
+  }
   check_cells(c, *r, a, size, write, pc);
 }
 
@@ -534,8 +544,9 @@ std::size_t red_zone(std::size_t bytes) {
   return (want + 255) / 256 * 256;
 }
 
-void allocated(void* real, void* user, std::size_t bytes, std::size_t zone) {
+void allocated(void* real, void* user, std::size_t bytes, std::size_t zone, bool host_visible) {
   auto r = std::make_unique<Region>();
+  r->host_visible = host_visible;
   r->begin = reinterpret_cast<std::uintptr_t>(user);
   r->end = r->begin + bytes;
   r->zone_begin = r->begin - zone;
@@ -543,6 +554,10 @@ void allocated(void* real, void* user, std::size_t bytes, std::size_t zone) {
   r->real = real;
   r->returned = r->begin;
   r->cells = cells_for(bytes);
+  // The host writes page-locked and managed memory directly, unseen: never "uninitialised" here.
+  if (host_visible) {
+    for (auto& cell : r->cells) cell.init = true;
+  }
   Global& g = global();
   std::lock_guard lock(g.mutex);
   g.regions[r->zone_begin] = std::move(r);
@@ -749,6 +764,8 @@ namespace checks = cudalab::sim::checks;
 bool device_checks_available() { return true; }
 
 void enable_device_checks(bool on) { checks::active = on; }
+
+void forbid_host_memory_in_kernels(bool on) { checks::host_memory_is_finding = on; }
 
 void name_device_buffer(const void* allocation, const void* buffer, std::size_t bytes, std::size_t element,
                         const std::string& name, bool initialized) {

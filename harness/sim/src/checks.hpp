@@ -24,9 +24,14 @@ extern bool active;
 // ---- the runtime API (runtime.cpp) ----
 /// Bytes of red zone on each side of a device allocation of `bytes`.
 std::size_t red_zone(std::size_t bytes);
+/// Whether a kernel's access to page-locked or managed host memory is a finding (kind
+/// host_memory): set by the runner for exercises whose data stays on the device.
+extern bool host_memory_is_finding;
+
 /// A device (or managed, or pinned) allocation: [user, user + bytes) between red zones of `zone`
-/// bytes; `real` is what to free. Its contents count as never written.
-void allocated(void* real, void* user, std::size_t bytes, std::size_t zone);
+/// bytes; `real` is what to free. Its contents count as never written. `host_visible`: page-locked
+/// or managed memory, which the host reads and writes directly.
+void allocated(void* real, void* user, std::size_t bytes, std::size_t zone, bool host_visible);
 /// cudaFree of a checked allocation: the memory is kept, marked freed (later accesses are use
 /// after free), and released once enough freed memory has piled up. False when `user` is not a
 /// checked allocation (made while the checks were off): the caller frees it.

@@ -278,7 +278,7 @@ cudaError_t allocate(const char* api, void** ptr, std::size_t size, Space space)
   std::memset(real, 0xff, zone);
   std::memset(static_cast<char*>(p) + rounded, 0xff, zone);
   if (space != Space::pinned) std::memset(p, 0xff, rounded);
-  if (checks::active) checks::allocated(real, p, size, zone);
+  if (checks::active) checks::allocated(real, p, size, zone, space != Space::device);
   s.allocations[reinterpret_cast<std::uintptr_t>(p)] = Allocation{size, space, zone};
   if (space != Space::pinned) s.device_bytes += size;
   *ptr = p;

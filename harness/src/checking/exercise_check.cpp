@@ -90,15 +90,11 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
                     options.timeout,
                     options.max_output_bytes,
                     options.visible_devices};
-    CaseResult failure;
     std::optional<RunnerSandbox> box;
-    if (!make_box(call, box, failure)) {
-      results.push_back(std::move(failure));
-      break;
-    }
+    make_box(call, box);
     call.spec.checks = options.sanitize && toolchain.backend() == Backend::sim;
     call.spec.order = options.order;
-    call.spec.order_seed = options.seed;
+    call.spec.order_seed = derive_from_seed(options.seed, "thread order");  // never the seed itself
     call.spec.case_markers = !options.runner_prefix.empty();
     call.runner_prefix = options.runner_prefix;
     protocol::Spec spec = make_spec(call, sets, shared, case_of_set, first);

@@ -205,6 +205,10 @@ std::pair<std::string, std::string> describe(const Finding& f, const std::map<st
               "the host sees a stream's results only after waiting for it: call cudaStreamSynchronize(stream) for "
               "every stream you queued work on (or cudaDeviceSynchronize()) before solve returns"};
     }
+    case FindingKind::host_memory:
+      return {fmt::format("{}{} {} {}", where_at, who(f.access, f), in_kernel, f.where),
+              "in this exercise the data stays on the device and kernels compute the result: a kernel that hands "
+              "data to the host (or takes it from there) leaves the work to the CPU — use cudaMalloc'd memory"};
     case FindingKind::order:
       return {f.where,
               "a result that changes with the order of the threads depends on a race: look for threads that write "
@@ -232,6 +236,8 @@ Verdict verdict_of(FindingKind kind) {
     case FindingKind::warp:
     case FindingKind::shuffle_source:  // the lane it reads did not reach the shuffle
       return Verdict::barrier_error;
+    case FindingKind::host_memory:  // the exercise's rule: the work is done by kernels
+      return Verdict::requirement_unmet;
   }
   return Verdict::data_race;
 }
@@ -295,6 +301,7 @@ void judge_findings(const std::vector<Finding>& findings, const fs::path& module
   std::vector<Finding> ordered = findings;
   const auto rank = [](FindingKind k) {
     switch (k) {
+      case FindingKind::host_memory:  // not a bug: work moved off the GPU
       case FindingKind::out_of_bounds:
       case FindingKind::use_after_free:
       case FindingKind::misaligned:
@@ -317,7 +324,8 @@ void judge_findings(const std::vector<Finding>& findings, const fs::path& module
   // What the output showed stays, below the finding that explains it.
   std::vector<std::string> details;
   if (r.verdict != Verdict::passed && !r.message.empty()) details.push_back("the output: " + r.message);
-  if (r.verdict == Verdict::passed && findings.front().kind != FindingKind::order) {
+  if (r.verdict == Verdict::passed && ordered.front().kind != FindingKind::order &&
+      ordered.front().kind != FindingKind::host_memory) {
     details.push_back("the output was right this time: on a GPU it may not be");
   }
   // Alike at the source's level (kind and lines) are one finding: a race seen from both sides, or

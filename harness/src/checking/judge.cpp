@@ -574,6 +574,41 @@ std::vector<std::string> stream_failures(const std::vector<Buffer>& buffers, con
   return failures;
 }
 
+/// Device-pointer exercises: the inputs stay on the device and kernels compute the outputs. A
+/// copy of an input into memory the host can read (ordinary, page-locked or managed), or of host
+/// memory over a whole output, moves the work to the CPU whatever kernels ran beside it.
+/// (An input that never reaches the host cannot be computed with there; a one-element output
+/// filled from the host is how some zero an accumulator, and is left alone.)
+std::vector<std::string> host_work_failures(const std::vector<Buffer>& buffers, const protocol::Records& records) {
+  std::vector<std::string> failures;
+  std::set<std::string> named;  // one line per buffer and direction
+  const auto buffer_named = [&](const std::string& name) {
+    return std::ranges::find_if(buffers, [&](const Buffer& b) { return b.name == name; });
+  };
+  for (const auto& c : records.copies) {
+    // An input's values on the host are what host code computes with (an output read back, to
+    // print it, is not: memoising it is bench's business).
+    const auto source = buffer_named(c.from_device_buffer);
+    if (source != buffers.end() && source->role != Role::output && c.to_host_memory &&
+        named.insert("from " + c.from_device_buffer).second) {
+      failures.push_back(fmt::format(
+          "{} was copied to host memory ({}, {} bytes): the work must be done by kernels on the GPU — keep the data "
+          "on the device and compute with it there",
+          c.from_device_buffer, c.api, c.bytes));
+    }
+    const auto target = buffer_named(c.to_device_buffer);
+    if (target == buffers.end() || target->role == Role::input || !c.from_host_memory || c.bytes <= 8 ||
+        c.bytes < target->bytes.size() || !named.insert("into " + target->name).second) {
+      continue;
+    }
+    failures.push_back(fmt::format(
+        "{} was written by a copy from the host ({}, {} bytes): the result must be computed by kernels, not "
+        "copied in",
+        target->name, c.api, c.bytes));
+  }
+  return failures;
+}
+
 }  // namespace
 
 bool filled_constant_memory(const protocol::Records& records) {
@@ -628,7 +663,11 @@ std::vector<std::string> requirement_failures(const TaskInfo& info, const std::v
     failures.insert(failures.end(), more.begin(), more.end());
     return failures;  // chunks replace the copy-once rules below
   }
-  if (info.pointers != PointerKind::host) return failures;
+  if (info.pointers != PointerKind::host) {
+    auto more = host_work_failures(buffers, records);
+    failures.insert(failures.end(), more.begin(), more.end());
+    return failures;
+  }
   // Host-pointer exercises teach transfers: each input goes in once, each output comes out once.
   for (const auto& b : buffers) {
     std::size_t in = 0, out = 0;

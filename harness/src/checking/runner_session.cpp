@@ -299,10 +299,9 @@ CaseResult ended_without_reply(const RunnerSandbox& box, const RunnerCall& call,
                               describe_bytes(static_cast<double>(call.max_output_bytes)), c.label());
       r.details = run.shown_output;
       return r;
-    case ProcessResult::Status::spawn_failed:
-      r.verdict = Verdict::runner_error;
-      r.message = "cannot start the runner: " + p.error + " (is cudalab installed completely?)";
-      return r;
+    case ProcessResult::Status::spawn_failed:  // before any of the submission's code
+      throw SetupError("cannot start the runner " + call.toolchain.runner().string() + ": " + p.error +
+                       " (is cudalab installed completely?)");
     case ProcessResult::Status::signaled:
       r.verdict = Verdict::crash;
       r.message = fmt::format("crashed with {} at {}", describe_signal(p.signal), c.label());
@@ -404,15 +403,11 @@ void name_blocked(std::vector<std::string>& named, CaseResult& r) {
 }
 
 /// The sandbox of one runner process into `box`; false (with `failure` saying why) if it cannot be made.
-bool make_box(const RunnerCall& call, std::optional<RunnerSandbox>& box, CaseResult& failure) {
+void make_box(const RunnerCall& call, std::optional<RunnerSandbox>& box) {
   try {
     box.emplace(SandboxOptions{call.toolchain.backend(), call.timeout, call.module, call.visible_devices});
-    return true;
   } catch (const std::runtime_error& e) {
-    failure.c = call.c;
-    failure.verdict = Verdict::runner_error;
-    failure.message = e.what();
-    return false;
+    throw SetupError(std::string("cannot prepare the runner's sandbox: ") + e.what());
   }
 }
 

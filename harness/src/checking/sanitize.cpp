@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <future>
 #include <map>
+#include <numeric>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -42,6 +43,55 @@ fs::path find_compute_sanitizer() {
 
 }  // namespace
 
+namespace {
+
+/// The same sequence of cases again, once with each block's threads started in reverse and once
+/// in shuffled order (two processes at once), from the same checked module with its checks off.
+struct OrderRuns {
+  std::vector<CaseResult> reversed;
+  std::vector<CaseResult> shuffled;
+};
+
+OrderRuns run_in_other_orders(const Task& task, const Toolchain& toolchain, const fs::path& module,
+                              const std::vector<Case>& sequence, const CheckOptions& options) {
+  const auto run_in = [&](protocol::ThreadOrder order) {
+    CheckOptions again = options;
+    again.sanitize = false;  // only the order differs
+    again.order = order;
+    again.orders.clear();
+    again.runner_output = nullptr;
+    return run_cases(task, toolchain, module, sequence, again);
+  };
+  auto shuffled = std::async(std::launch::async, run_in, protocol::ThreadOrder::shuffled);
+  OrderRuns runs;
+  runs.reversed = run_in(protocol::ThreadOrder::reverse);
+  runs.shuffled = shuffled.get();
+  return runs;
+}
+
+/// A finding for each case `where[k]` of `cases` that passed in order and is wrong in another
+/// order (the k-th case of the order runs): reported once, in reverse order if it fails there.
+void judge_other_orders(const fs::path& module, const OrderRuns& runs, const std::vector<std::size_t>& where,
+                        std::vector<CaseResult>& cases) {
+  for (const protocol::ThreadOrder order : {protocol::ThreadOrder::reverse, protocol::ThreadOrder::shuffled}) {
+    const std::vector<CaseResult>& other = order == protocol::ThreadOrder::reverse ? runs.reversed : runs.shuffled;
+    for (std::size_t k = 0; k < other.size() && k < where.size(); ++k) {
+      CaseResult& r = cases[where[k]];
+      if (other[k].verdict != Verdict::wrong_output || r.verdict != Verdict::passed) continue;
+      protocol::Finding f;
+      f.kind = protocol::FindingKind::order;
+      f.where =
+          fmt::format("right with each block's threads started in order, wrong with them started in {} order ({})",
+                      order == protocol::ThreadOrder::reverse ? "reverse" : "shuffled", other[k].message);
+      r.findings.push_back(f);
+      r.details.clear();
+      judge_findings(r.findings, module, r);
+    }
+  }
+}
+
+}  // namespace
+
 /// The sanitize runs' last step on the simulator: the small cases that passed run again with each
 /// block's threads started in reverse and in shuffled order. A GPU promises no order, so a case
 /// that fails in another order has a race, even where no pair of accesses showed it (a race
@@ -61,33 +111,7 @@ void check_thread_orders(const Task& task, const Toolchain& toolchain, const fs:
     }
   }
   if (std::ranges::none_of(where, [&](std::size_t i) { return cases[i].verdict == Verdict::passed; })) return;
-  // Both orders at once (two processes, two cores), judged in order: reverse first.
-  const auto run_in = [&](protocol::ThreadOrder order) {
-    CheckOptions again = options;
-    again.sanitize = false;  // the same checked module, its checks off: only the order differs
-    again.order = order;
-    again.orders.clear();
-    return run_cases(task, toolchain, module, sequence, again);
-  };
-  auto shuffled = std::async(std::launch::async, run_in, protocol::ThreadOrder::shuffled);
-  const std::vector<CaseResult> reversed = run_in(protocol::ThreadOrder::reverse);
-  const std::vector<CaseResult> reshuffled = shuffled.get();
-  for (const protocol::ThreadOrder order : {protocol::ThreadOrder::reverse, protocol::ThreadOrder::shuffled}) {
-    const std::vector<CaseResult>& other = order == protocol::ThreadOrder::reverse ? reversed : reshuffled;
-    for (std::size_t k = 0; k < other.size(); ++k) {
-      CaseResult& r = cases[where[k]];
-      // Reported once per case: in reverse order if it fails there.
-      if (other[k].verdict != Verdict::wrong_output || r.verdict != Verdict::passed) continue;
-      protocol::Finding f;
-      f.kind = protocol::FindingKind::order;
-      f.where =
-          fmt::format("right with each block's threads started in order, wrong with them started in {} order ({})",
-                      order == protocol::ThreadOrder::reverse ? "reverse" : "shuffled", other[k].message);
-      r.findings.push_back(f);
-      r.details.clear();
-      judge_findings(r.findings, module, r);
-    }
-  }
+  judge_other_orders(module, run_in_other_orders(task, toolchain, module, sequence, options), where, cases);
 }
 
 /// The sanitize runs on a GPU: the small cases again under each of compute-sanitizer's tools
@@ -158,8 +182,15 @@ std::vector<CaseResult> run_checked(const Task& task, const Toolchain& checked, 
   run.visible_devices.clear();
   run.runner_prefix.clear();
   run.runner_output = nullptr;
+  // The other orders run at once with the checked run (three processes, not two after one): they
+  // repeat the same sequence, and only the cases the checked run passed are judged, so cases it
+  // never reached (a check stops at some failures) are work thrown away, nothing more.
+  auto orders = std::async(std::launch::async, run_in_other_orders, std::cref(task), std::cref(checked),
+                           std::cref(module), std::cref(small), std::cref(run));
   std::vector<CaseResult> cases = run_cases(task, checked, module, small, run);
-  check_thread_orders(task, checked, module, options, cases);
+  std::vector<std::size_t> where(cases.size());
+  std::iota(where.begin(), where.end(), std::size_t{0});
+  judge_other_orders(module, orders.get(), where, cases);
   return cases;
 }
 

@@ -3,9 +3,12 @@
 #include "cudalab/task.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <stdexcept>
+
+#include <nettle/hmac.h>
 
 namespace cudalab {
 
@@ -39,30 +42,29 @@ std::string substitution(std::size_t index) {
   return "S" + digits + "_";
 }
 
-/// splitmix64's finaliser: a bijection that spreads every input bit over the output.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-/// FNV-1a of a name: stable across compilers and runs (std::hash is neither).
-std::uint64_t name_hash(const std::string& text) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (const unsigned char ch : text) h = (h ^ ch) * 0x100000001b3ull;
-  return h;
-}
-
 }  // namespace
 
+std::uint64_t derive_from_seed(std::uint64_t run_seed, std::string_view purpose) {
+  // HMAC-SHA-256 with the seed as its key: a pseudo-random function, so that no number of derived
+  // values (case seeds that inputs may reveal, the runner's thread-order seed) tells anything
+  // about the key or about the values derived for other purposes.
+  std::array<std::uint8_t, 8> key{};
+  for (std::size_t i = 0; i < key.size(); ++i) key[i] = static_cast<std::uint8_t>(run_seed >> (8 * i));
+  hmac_sha256_ctx ctx;
+  hmac_sha256_set_key(&ctx, key.size(), key.data());
+  hmac_sha256_update(&ctx, purpose.size(), reinterpret_cast<const std::uint8_t*>(purpose.data()));
+  std::array<std::uint8_t, SHA256_DIGEST_SIZE> digest{};
+  hmac_sha256_digest(&ctx, digest.size(), digest.data());
+  std::uint64_t out = 0;
+  for (std::size_t i = 0; i < 8; ++i) out |= static_cast<std::uint64_t>(digest[i]) << (8 * i);
+  return out;
+}
+
 std::uint64_t case_seed(std::uint64_t run_seed, const TaskInfo& info, const Case& c, std::size_t input_set) {
-  std::uint64_t h = mix(run_seed ^ mix(name_hash(info.id)));
-  for (const Dim& d : c.dims) {
-    h = mix(h ^ name_hash(d.name));
-    h = mix(h ^ static_cast<std::uint64_t>(d.value));
-  }
-  return input_set == 0 ? h : mix(h ^ mix(static_cast<std::uint64_t>(input_set)));
+  std::string purpose = "case inputs;" + info.id;
+  for (const Dim& d : c.dims) purpose += ";" + d.name + "=" + std::to_string(d.value);
+  purpose += ";set=" + std::to_string(input_set);
+  return derive_from_seed(run_seed, purpose);
 }
 
 std::string Signature::text() const {

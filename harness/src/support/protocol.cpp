@@ -140,7 +140,8 @@ const Names<FindingKind> finding_names = {{FindingKind::out_of_bounds, "out_of_b
                                           {FindingKind::warp, "warp"},
                                           {FindingKind::shuffle_source, "shuffle_source"},
                                           {FindingKind::order, "order"},
-                                          {FindingKind::unsynchronized, "unsynchronized"}};
+                                          {FindingKind::unsynchronized, "unsynchronized"},
+                                          {FindingKind::host_memory, "host_memory"}};
 
 /// A text field of a finding: short, as the protocol allows.
 std::string short_text(const json& j, const char* key) {
@@ -368,6 +369,10 @@ void to_json(json& j, const Copy& c) {
            {"bytes", c.bytes},
            {"to_host_buffer", c.to_host_buffer},
            {"from_host_buffer", c.from_host_buffer},
+           {"to_device_buffer", c.to_device_buffer},
+           {"from_device_buffer", c.from_device_buffer},
+           {"to_host_memory", c.to_host_memory},
+           {"from_host_memory", c.from_host_memory},
            {"stream", c.stream}};
 }
 
@@ -377,6 +382,10 @@ void from_json(const json& j, Copy& c) {
   c.bytes = count_field(j, "bytes");
   c.to_host_buffer = text_field(j, "to_host_buffer");
   c.from_host_buffer = text_field(j, "from_host_buffer");
+  c.to_device_buffer = j.contains("to_device_buffer") ? text_field(j, "to_device_buffer") : "";
+  c.from_device_buffer = j.contains("from_device_buffer") ? text_field(j, "from_device_buffer") : "";
+  c.to_host_memory = j.contains("to_host_memory") && bool_field(j, "to_host_memory");
+  c.from_host_memory = j.contains("from_host_memory") && bool_field(j, "from_host_memory");
   c.stream = j.contains("stream") ? static_cast<std::uint64_t>(count_field(j, "stream")) : 0;
 }
 

@@ -1,15 +1,21 @@
 #include "cudalab/detail/module_cache.hpp"
 
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #define XXH_INLINE_ALL  // header-only: nothing to link or carry
 #include <xxhash.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+
+#include <fmt/format.h>
 
 namespace cudalab {
 
@@ -123,6 +129,41 @@ void evict_stale_modules(const fs::path& cache_dir, std::chrono::hours max_age) 
   }
 }
 
+void require_writable_cache(const fs::path& cache_dir) {
+  const std::string fix = ": set CUDALAB_CACHE_DIR to a folder cudalab can write";
+  std::error_code ec;
+  fs::create_directories(cache_dir, ec);
+  if (ec) throw SetupError("cannot create the module cache " + cache_dir.string() + " (" + ec.message() + ")" + fix);
+  // Root passes every permission check, a read-only mount none: trying is the one sure test.
+  const fs::path probe = cache_dir / (".probe.tmp." + std::to_string(getpid()) + "." +
+                                      std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())));
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    throw SetupError("cannot write to the module cache " + cache_dir.string() + " (" + std::strerror(errno) + ")" +
+                     fix);
+  }
+  ::close(fd);
+  fs::remove(probe, ec);
+}
+
+void require_room_to_compile(const fs::path& cache_dir) {
+  constexpr std::uintmax_t kRoom = std::uintmax_t{64} << 20;  // more than any module and its temporaries
+  rlimit limit{};
+  if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < kRoom) {
+    throw SetupError(fmt::format(
+        "files are limited to {} bytes here (ulimit -f), too few for the compiler's output: raise the limit",
+        static_cast<unsigned long long>(limit.rlim_cur)));
+  }
+  std::error_code ec;
+  for (const fs::path& dir : {cache_dir, fs::temp_directory_path(ec)}) {
+    const fs::space_info space = fs::space(dir, ec);
+    if (!ec && space.available < kRoom) {
+      throw SetupError(fmt::format("{} has only {} bytes free, too few to compile: free some space", dir.string(),
+                                   static_cast<unsigned long long>(space.available)));
+    }
+  }
+}
+
 CompileResult cached_compile(const fs::path& cache_dir, const std::string& key,
                              const std::function<ProcessResult(const fs::path&, std::string&)>& compile) {
   CompileResult result;
@@ -146,31 +187,28 @@ CompileResult cached_compile(const fs::path& cache_dir, const std::string& key,
     if (fs::is_regular_file(log, ec)) result.diagnostics = read_file(log);
     return result;
   }
-  fs::create_directories(cache_dir, ec);
-  if (ec) {
-    result.diagnostics = "cannot create the module cache " + cache_dir.string() + ": " + ec.message();
-    return result;
-  }
+  require_writable_cache(cache_dir);
   // Unique per process and thread, then an atomic rename: concurrent compiles of one source are safe.
   const fs::path tmp = cache_dir / (key + ".tmp." + std::to_string(getpid()) + "." +
                                     std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())) + ".so");
   ProcessResult p = compile(tmp, result.command);
+  if (p.status == ProcessResult::Status::spawn_failed) {
+    throw SetupError("cannot run the compiler (" + result.command.substr(0, result.command.find(' ')) +
+                     "): " + p.error);
+  }
   result.diagnostics = p.output;
   if (p.status == ProcessResult::Status::timed_out) {
     result.diagnostics += "\n(the compiler ran past its time limit and was stopped)";
-  } else if (p.status == ProcessResult::Status::spawn_failed) {
-    result.diagnostics += p.error;
   }
   if (!p.ok() || !fs::is_regular_file(tmp, ec)) {
     fs::remove(tmp, ec);
+    // The file's fault, unless the machine left the compiler no room to write.
+    require_room_to_compile(cache_dir);
     return result;
   }
   std::ofstream(log, std::ios::binary) << p.output;
   fs::rename(tmp, module, ec);
-  if (ec) {
-    result.diagnostics += "cannot store the module in the cache: " + ec.message();
-    return result;
-  }
+  if (ec) throw SetupError("cannot store a compiled module in " + cache_dir.string() + ": " + ec.message());
   result.ok = true;
   result.module = module;
   return result;

@@ -4,11 +4,15 @@
 // path, the included headers, flags, compiler version, and the simulator's headers (a changed
 // prelude must not reuse a stale module).
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #include "cudalab/detail/module_cache.hpp"
 #include "cudalab/detail/process.hpp"
@@ -175,6 +179,8 @@ class SimToolchain final : public Toolchain {
         {kSimAbi, text, header_text, shown, flag_text, version(), fingerprint(), config_.runner_dir.string()});
     const fs::path dir = config_.cache_dir / "sim";
     return cached_compile(dir, key, [&](const fs::path& out, std::string& command) {
+      // Built (once per cache, compiler, headers and flags) only when a module must be compiled.
+      const fs::path prelude = precompiled_prelude(flags);
       std::vector<sim::SourceFile> files{{shown, text}};
       for (const auto& h : headers) files.push_back({h.path.string(), h.text});
       const std::vector<sim::Translation> tr = sim::translate_module(files);
@@ -193,11 +199,13 @@ class SimToolchain final : public Toolchain {
         fs::create_directories(path.parent_path(), ec);
         std::ofstream copy(path, std::ios::binary);
         copy << tr[f].text;
-        if (!copy) return failed_with("cannot write " + path.string());
+        if (!copy)
+          throw SetupError("cannot write the translated source " + path.string() + ": " + std::strerror(errno));
       }
       ProcessOptions opts;
       opts.argv = {cxx_.string()};
       opts.argv.insert(opts.argv.end(), flags.begin(), flags.end());
+      if (!prelude.empty()) opts.argv.insert(opts.argv.end(), {"-include", prelude.string()});
       opts.argv.insert(
           opts.argv.end(),
           {"-iquote", tmp_src.parent_path().string(), "-iquote", fs::absolute(source).parent_path().string(),
@@ -220,6 +228,69 @@ class SimToolchain final : public Toolchain {
   fs::path runner() const override { return config_.runner_dir / "cudalab-runner-sim"; }
 
  private:
+  /// The simulator's prelude, precompiled by GCC for these compile flags: the header to pass with
+  /// `-include` (its `.gch` beside it), or empty where there is none (clang, or the build failed), and the compile
+  /// parses the prelude as before. Parsing it and the standard headers it includes is about half a second of each
+  /// compile. Each folder is named by everything the PCH depends on and never changes once written, so a compile never
+  /// sees a stale one; folders unused for two days go.
+  fs::path precompiled_prelude(const std::vector<std::string>& flags) const {
+    if (version().find("clang") != std::string::npos) return {};  // GCC's PCH (clang's differ)
+    std::string compile_flags;                                    // link-only flags do not change the PCH
+    for (const auto& f : flags) {
+      if (f != "-shared" && f != "-nodefaultlibs") compile_flags += f + ' ';
+    }
+    const fs::path root = config_.cache_dir / "sim-pch";
+    const fs::path dir = root / content_key({kSimAbi, compile_flags, version(), fingerprint(), include_dir_.string()});
+    const fs::path header = dir / "cudalab_prelude.hpp";
+    const fs::path pch = dir / "cudalab_prelude.hpp.gch";
+    std::error_code ec;
+    sweep_unused_preludes(root);
+    if (fs::is_regular_file(pch, ec)) {
+      fs::last_write_time(pch, fs::file_time_type::clock::now(), ec);  // in use: kept by the sweep
+      return header;
+    }
+    fs::create_directories(dir, ec);
+    const std::string unique =
+        std::to_string(getpid()) + "." + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+    const fs::path tmp_header = dir / ("header.tmp." + unique);
+    std::ofstream(tmp_header) << "#include <cudalab_sim/prelude.hpp>\n";
+    fs::rename(tmp_header, header, ec);  // same content from every writer
+    if (ec) return {};
+    const fs::path tmp_pch = dir / ("pch.tmp." + unique);
+    ProcessOptions opts;
+    opts.argv = {cxx_.string()};
+    for (const auto& f : flags) {
+      if (f != "-shared" && f != "-nodefaultlibs") opts.argv.push_back(f);
+    }
+    opts.argv.insert(opts.argv.end(),
+                     {"-I" + include_dir_.string(), "-x", "c++-header", header.string(), "-o", tmp_pch.string()});
+    opts.timeout = std::chrono::minutes(5);
+    const ProcessResult r = run_process(opts);
+    if (!r.ok()) {
+      fs::remove(tmp_pch, ec);
+      return {};
+    }
+    fs::rename(tmp_pch, pch, ec);  // atomic: a compile finds the whole PCH or none
+    return ec ? fs::path() : header;
+  }
+
+  /// Once per process: precompiled preludes last used more than two days ago (each is tens of
+  /// megabytes, and every change of the simulator's headers or flags makes a new one).
+  static void sweep_unused_preludes(const fs::path& root) {
+    static std::once_flag once;
+    std::call_once(once, [&] {
+      std::error_code ec;
+      const auto now = fs::file_time_type::clock::now();
+      for (const auto& entry : fs::directory_iterator(root, ec)) {
+        std::error_code time_ec;
+        const auto used = fs::last_write_time(entry.path() / "cudalab_prelude.hpp.gch", time_ec);
+        const auto made = fs::last_write_time(entry.path(), time_ec);
+        const auto last = std::max(used, made);
+        if (now - last > std::chrono::hours(48)) fs::remove_all(entry.path(), time_ec);
+      }
+    });
+  }
+
   const std::string& version() const {
     std::call_once(version_once_, [&] {
       ProcessOptions opts;

@@ -72,6 +72,8 @@ struct GradeSummary {
   unsigned check_workers = 0;  ///< workers of the first phase
   double wall_s = 0;
   std::string sandbox_line;  ///< which protections the runners had (sandbox.hpp)
+  /// How many pairs of submissions similarity.html flags, or why none were compared.
+  std::string similarity_line;
 };
 
 /// Grades a class. Throws (before grading anything) on a set-up problem: no such folder, a

@@ -42,9 +42,20 @@ inline constexpr std::chrono::hours kModuleMaxAge{24 * 30};
 /// that were killed more than a day ago. cached_compile does this once per process and folder.
 void evict_stale_modules(const std::filesystem::path& cache_dir, std::chrono::hours max_age);
 
+/// Throws SetupError, naming the folder and how to fix it, when `cache_dir` cannot be created or
+/// written (tried, not inferred from permissions).
+void require_writable_cache(const std::filesystem::path& cache_dir);
+
+/// After a failed compile: throws SetupError when the machine, not the file, may be why — a
+/// file-size limit (`ulimit -f`) or a disk (the cache's or the temporary folder's) with less than
+/// 64 MiB free. A source cannot cause either, so a student's file never stops a class's grading.
+void require_room_to_compile(const std::filesystem::path& cache_dir);
+
 /// Returns `cache_dir/<key>.so` if present (and marks it used); otherwise runs `compile(tmp_output)` and, when the
 /// compiler succeeded, moves its output into place atomically (concurrent graders are safe).
-/// `compile` returns the compiler's process result and fills `command` with its command line.
+/// Throws SetupError when the cache cannot be written, the compiler cannot be started, or a failed
+/// compile had no room (require_room_to_compile). `compile` returns the compiler's process result and fills `command`
+/// with its command line.
 CompileResult cached_compile(
     const std::filesystem::path& cache_dir, const std::string& key,
     const std::function<ProcessResult(const std::filesystem::path& output, std::string& command)>& compile);

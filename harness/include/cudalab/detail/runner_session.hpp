@@ -187,8 +187,9 @@ CaseResult unusable_reply(const RunnerProcess& run, const Case& c, const protoco
 /// gradebooks show it (each reply carries all its process has blocked so far).
 void name_blocked(std::vector<std::string>& named, CaseResult& r);
 
-/// The sandbox of one runner process into `box`; false (with `failure` saying why) if it cannot be made.
-bool make_box(const RunnerCall& call, std::optional<RunnerSandbox>& box, CaseResult& failure);
+/// The sandbox of one runner process into `box`; throws SetupError if it cannot be made (the
+/// machine's fault: no submission code has run).
+void make_box(const RunnerCall& call, std::optional<RunnerSandbox>& box);
 
 /// "1.5 MiB", "12 bytes".
 std::string describe_bytes(double bytes);

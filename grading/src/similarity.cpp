@@ -180,7 +180,7 @@ body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
 table { border-collapse: collapse; margin-bottom: 1.5em; }
 td, th { border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: left; }
 tr.flagged td { background: #fde2e2; }
-.pair { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; margin-bottom: 2em; }
+.pair { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 1em; margin-bottom: 2em; }
 pre { background: #f6f8fa; border: 1px solid #ddd; padding: 0.6em; overflow-x: auto; font-size: 12px; margin: 0; }
 h3 { margin-bottom: 0.3em; }
 .note { color: #555; }

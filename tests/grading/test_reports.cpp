@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/chromium.hpp"
 #include "cudalab/grading/reports.hpp"
 
 namespace {
@@ -527,8 +528,7 @@ TEST(ReportHtml, SelfContainedWithAnSvgPerPlot) {
 }
 
 TEST(ReportHtml, RendersInHeadlessChromium) {
-  const fs::path chromium = "/usr/bin/chromium";
-  if (!fs::exists(chromium)) GTEST_SKIP() << "/usr/bin/chromium is not installed";
+  if (!fs::exists(::cudalab::testing_support::kChromium)) GTEST_SKIP() << "/usr/bin/chromium is not installed";
   const fs::path dir = fresh_dir("chromium");
   // A class of twenty timed on a GPU, and one checked on the simulator.
   for (const bool timed : {true, false}) {
@@ -536,16 +536,8 @@ TEST(ReportHtml, RendersInHeadlessChromium) {
     const fs::path html = dir / (name + ".html");
     const fs::path png = dir / (name + ".png");
     std::ofstream(html) << class_report_html(generated_class(20, timed));
-    const fs::path profile = dir / ("profile-" + name);
-    fs::create_directories(profile);
-    const std::string command = fmt::format(
-        "timeout 120 {} --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
-        "--disable-background-networking --disable-component-update --disable-sync --user-data-dir='{}' "
-        "--window-size=1400,2000 --screenshot='{}' 'file://{}' >'{}' 2>&1",
-        chromium.string(), profile.string(), png.string(), html.string(), (dir / (name + ".log")).string());
-    const int rc = std::system(command.c_str());
-    ASSERT_EQ(rc, 0) << command << "\n" << read(dir / (name + ".log"));
-    ASSERT_TRUE(fs::exists(png)) << read(dir / (name + ".log"));
+    const std::string failure = ::cudalab::testing_support::screenshot(html, png);
+    ASSERT_EQ(failure, "");
     const std::string bytes = read(png);
     EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
     // A blank 1400×2000 page is about 12 KiB; this one, with its text, tables and plots, is over 200.

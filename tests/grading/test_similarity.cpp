@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 
+#include "../support/chromium.hpp"
 #include "cudalab/grading/similarity.hpp"
 #include "cudalab/paths.hpp"
 
@@ -103,6 +104,18 @@ TEST(Similarity, ACopyWithRenamedVariablesAndReorderedFunctionsRanksFirst) {
   EXPECT_NE(html.find("<h3>03_matmul: ada and zed"), std::string::npos);
   EXPECT_NE(html.find("mm_kernel"), std::string::npos) << "the copy is shown beside the original";
   EXPECT_NE(html.find("matmul_shared_tiles"), std::string::npos);
+  if (fs::exists(testing_support::kChromium)) {
+    // As the instructor sees it: the table, then the two files side by side.
+    write(dir / "similarity.html", html);
+    const std::string failure =
+        testing_support::screenshot(dir / "similarity.html", dir / "similarity.png", 1400, 1200);
+    ASSERT_EQ(failure, "");
+    EXPECT_GT(fs::file_size(dir / "similarity.png"), 60u * 1024) << "a blank page is about 10 KiB";
+    if (const char* keep = std::getenv("CUDALAB_REPORT_SCREENSHOTS")) {
+      fs::copy_file(dir / "similarity.png", fs::path(keep) / "cudalab-similarity.png",
+                    fs::copy_options::overwrite_existing);
+    }
+  }
   fs::remove_all(dir);
 }
 

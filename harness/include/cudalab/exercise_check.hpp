@@ -62,6 +62,10 @@ struct CaseResult {
   /// Every wrong output had a thread per element: a launch covered it (launches_cover), so its
   /// grid was not short. True where no output was wrong.
   bool output_covered = true;
+  /// The requirement broken is that kernels do the work (an input copied to the host, an output
+  /// copied from it, a kernel touching host memory): no time measured is the submission's GPU
+  /// speed, so grading does not time it.
+  bool work_on_host = false;
   double solve_ms = 0;                      ///< wall time of solve in the runner (not a benchmark)
   protocol::Records records;                ///< launches, copies, allocations
   bool launches_recorded = false;           ///< false where kernel launches could not be traced

@@ -126,6 +126,14 @@ std::vector<std::string> modified_inputs(const std::vector<Buffer>& original,
 /// (row, col) for 2D buffers.
 std::vector<std::string> describe_mismatches(const OutputComparison& cmp, const Buffer& actual);
 
+/// Device-pointer exercises: the inputs stay on the device and kernels compute the outputs. A copy
+/// of an input into memory the host can read (ordinary, page-locked or managed), or of host memory
+/// over a whole output, moves the work to the CPU whatever kernels ran beside it; one sentence per
+/// buffer and direction ("A was copied to host memory (cudaMemcpy, 64 bytes): …"). An input that
+/// never reaches the host cannot be computed with there; a one-element output filled from the
+/// host is how some zero an accumulator, and is left alone.
+std::vector<std::string> host_work_failures(const std::vector<Buffer>& buffers, const protocol::Records& records);
+
 /// What the launch and copy records say is missing or unnecessary, one sentence each: "no kernel
 /// ran on the GPU", "03_matmul must use shared memory: ...", "b was copied back to the host but
 /// never changed". `buffers` are the case's buffers (names and roles); `records` are the runner's;

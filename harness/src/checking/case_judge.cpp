@@ -140,6 +140,7 @@ void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& o
   }
   if (auto unmet = requirement_failures(task.info(), originals, r.records, r.launches_recorded); !unmet.empty()) {
     r.verdict = Verdict::requirement_unmet;
+    r.work_on_host = task.info().pointers != PointerKind::host && !host_work_failures(originals, r.records).empty();
     r.message = fmt::format("right output at {}, but {}", c.label(), unmet.front());
     r.hints.insert(r.hints.end(), unmet.begin() + 1, unmet.end());
     return;

@@ -288,6 +288,7 @@ std::map<std::uint64_t, SourcePlace> locate_in_module(const fs::path& module, co
 void judge_findings(const std::vector<Finding>& findings, const fs::path& module, CaseResult& r,
                     const std::map<std::uint64_t, SourcePlace>* known, bool in_place_steps) {
   if (findings.empty()) return;
+  r.work_on_host = std::ranges::any_of(findings, [](const Finding& f) { return f.kind == FindingKind::host_memory; });
   std::vector<std::uint64_t> pcs;
   for (const auto& f : findings) {
     for (const auto pc : {f.access.pc, f.other ? f.other->pc : 0}) {

@@ -574,11 +574,8 @@ std::vector<std::string> stream_failures(const std::vector<Buffer>& buffers, con
   return failures;
 }
 
-/// Device-pointer exercises: the inputs stay on the device and kernels compute the outputs. A
-/// copy of an input into memory the host can read (ordinary, page-locked or managed), or of host
-/// memory over a whole output, moves the work to the CPU whatever kernels ran beside it.
-/// (An input that never reaches the host cannot be computed with there; a one-element output
-/// filled from the host is how some zero an accumulator, and is left alone.)
+}  // namespace
+
 std::vector<std::string> host_work_failures(const std::vector<Buffer>& buffers, const protocol::Records& records) {
   std::vector<std::string> failures;
   std::set<std::string> named;  // one line per buffer and direction
@@ -608,8 +605,6 @@ std::vector<std::string> host_work_failures(const std::vector<Buffer>& buffers, 
   }
   return failures;
 }
-
-}  // namespace
 
 bool filled_constant_memory(const protocol::Records& records) {
   return std::ranges::any_of(records.copies,

@@ -217,7 +217,10 @@ void merge_checked(std::vector<CaseResult>&& checked, Backend backend, ExerciseR
       r.hints = std::move(found.hints);
       r.findings = std::move(found.findings);
       r.diagnosed = false;
-      if (backend == Backend::gpu) {
+      r.work_on_host = found.work_on_host;
+      if (backend == Backend::gpu && r.work_on_host) {
+        r.details.push_back("found by the simulator's checked run: a GPU runner cannot see a kernel touch host memory");
+      } else if (backend == Backend::gpu) {
         r.details.push_back(plain == Verdict::passed
                                 ? "found by the simulator's checked run; the output on the GPU was right, by luck"
                                 : "found by the simulator's checked run; on the GPU: " +

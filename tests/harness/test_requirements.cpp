@@ -219,6 +219,49 @@ TEST(Requirements, StreamsWantAsyncChunksOnSeveralStreamsAndOnTheGpuOverlap) {
   f = requirement_failures(t.info(), small, records(twice), true);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_NE(f[0].find("8000 bytes were copied to the device, and x holds 4000"), std::string::npos) << f[0];
+
+  // Past the runner's limit per kind, copies are counted, not kept (4096 chunks of a GPU-sized n):
+  // their bytes are unknown, so the bytes are not judged.
+  json many = streams_records(large, 8, 4, false, true);
+  many["copies"].erase(many["copies"].begin() + 8, many["copies"].end());
+  EXPECT_FALSE(failures(many).empty()) << "half the copies, all of them kept: half the bytes";
+  many["dropped"] = 8;
+  EXPECT_TRUE(failures(many).empty());
+}
+
+// The work is done by kernels: in a device-pointer exercise an input copied into host memory, or
+// a whole output copied from it, fails; a one-element accumulator zeroed from the host does not.
+TEST(Requirements, DataCopiedToTheHostAndBackFailsTheWorkMustBeDoneByKernels) {
+  const Task& matmul = *find_task("03_matmul");
+  const auto bufs = buffers_of(matmul, Case{{{"M", 8}, {"N", 8}, {"K", 8}}});
+  json r = {{"allocations", json::array()}, {"copies", json::array()}, {"launches", json::array({matmul_launch})}};
+  auto device_copy = [](const char* kind, int bytes, const char* from, const char* to, bool from_host, bool to_host) {
+    return json{{"api", "cudaMemcpy"},      {"kind", kind},
+                {"bytes", bytes},           {"to_host_buffer", ""},
+                {"from_host_buffer", ""},   {"from_device_buffer", from},
+                {"to_device_buffer", to},   {"from_host_memory", from_host},
+                {"to_host_memory", to_host}};
+  };
+  EXPECT_TRUE(requirement_failures(matmul.info(), bufs, records(r), true).empty());
+  r["copies"].push_back(device_copy("DeviceToHost", 256, "A", "", false, true));
+  r["copies"].push_back(device_copy("HostToDevice", 256, "", "C", true, false));
+  const auto f = requirement_failures(matmul.info(), bufs, records(r), true);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_NE(f[0].find("A was copied to host memory (cudaMemcpy, 256 bytes): the work must be done by kernels"),
+            std::string::npos)
+      << f[0];
+  EXPECT_NE(f[1].find("C was written by a copy from the host (cudaMemcpy, 256 bytes)"), std::string::npos) << f[1];
+  // Reading the output back (to print it), or copying device memory to device memory, is no host work.
+  json fine = {{"allocations", json::array()}, {"copies", json::array()}, {"launches", json::array({matmul_launch})}};
+  fine["copies"].push_back(device_copy("DeviceToHost", 256, "C", "", false, true));
+  fine["copies"].push_back(device_copy("DeviceToDevice", 256, "A", "", false, false));
+  EXPECT_TRUE(requirement_failures(matmul.info(), bufs, records(fine), true).empty());
+
+  const Task& reduce = *find_task("05_reduce");
+  const auto sum_bufs = buffers_of(reduce, Case{{{"n", 1000}}});
+  json zeroed = {{"allocations", json::array()}, {"copies", json::array()}, {"launches", json::array({matmul_launch})}};
+  zeroed["copies"].push_back(device_copy("HostToDevice", 4, "", "sum", true, false));
+  EXPECT_TRUE(requirement_failures(reduce.info(), sum_bufs, records(zeroed), true).empty());
 }
 
 TEST(Timeline, DrawsEachStreamsCopiesAndKernelsInTimeOrder) {

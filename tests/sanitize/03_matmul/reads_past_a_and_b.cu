@@ -1,8 +1,8 @@
 // finding: out_of_bounds | 22 | past the end of A
+// finding on gpu: out_of_bounds | 22 | past the end of a
 // Bug: the tile loop loads A[row][k0 + tx] and B[k0 + ty][col] checking only row and col: at the
-// last tile, k0 + tx can reach past K. Inside the matrix that reads the next row's elements, and
-// for the last row past the end of A (and B). On the simulator's plain run the guard zones around
-// the harness's buffers read as NaN, so the result is wrong; the checks name the read.
+// last tile, k0 + tx reaches past K: the next row's elements, and past the end of A (and B) for
+// the last row. The simulator's guard zones read as NaN (a wrong result); the checks name the read.
 #include <cuda_runtime.h>
 
 constexpr int TILE = 16;

@@ -1,7 +1,7 @@
 // finding: out_of_bounds | 16 | past the end of A
+// finding on gpu: out_of_bounds | 16 | past the end of a
 // Bug: the tiles are loaded without the zero padding of the last, partial tile: threads past M, N
-// or K read beyond A and B. The stray products are small enough to stay inside the tolerance at
-// some sizes; a checked access names the read.
+// or K read beyond A and B, stray products that can stay inside the tolerance; checks name them.
 #include <cuda_runtime.h>
 
 constexpr int TILE = 16;

@@ -1,7 +1,7 @@
 // finding: out_of_bounds | 13 | past the end of x
-// Bug: the tile is loaded without `i < n`: the last block's threads past n read beyond x. What
-// they read lands in tile slots after the last element, whose sums nobody uses, so the output is
-// right; only a checked access (or a guard zone on a GPU) shows the read.
+// finding on gpu: out_of_bounds | 13 | past the end of a
+// Bug: the tile is loaded without `i < n`: the last block's threads past n read beyond x, into
+// tile slots whose sums nobody uses (the output is right); only a checked access shows the read.
 #include <cuda_runtime.h>
 
 constexpr int B = 256;  // threads per block = elements per tile

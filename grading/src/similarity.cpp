@@ -7,9 +7,11 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "cudalab/detail/module_cache.hpp"
 #include "cudalab/detail/process.hpp"
 #include "cudalab/paths.hpp"
 #include "reports/reports_common.hpp"
@@ -21,11 +23,13 @@ using reports_detail::html_escape;
 
 namespace {
 
+/// A file's text, or empty where it cannot be read (a report is still written).
 std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  try {
+    return read_file(file);
+  } catch (const std::runtime_error&) {
+    return "";
+  }
 }
 
 std::string trimmed(const std::string& line) {

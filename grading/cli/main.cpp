@@ -56,8 +56,9 @@ int run_grade(GradeOptions options, bool color) {
   write_summary(std::cout, s.results, color);
   if (s.graded > 0) {
     const bool timed = !s.devices.empty();
-    const std::string timing = timed ? fmt::format("timing {:.0f} s ({} GPU{} at once)", s.timing_phase_s,
-                                                   s.devices.size(), s.devices.size() == 1 ? "" : "s")
+    const std::string timing = timed ? fmt::format("timing {:.0f} s ({} GPU{} at once{})", s.timing_phase_s,
+                                                   s.devices.size(), s.devices.size() == 1 ? "" : "s",
+                                                   s.devices.size() > 1 ? ", the last one beside the checks" : "")
                                      : "no timing (not on a GPU)";
     fmt::print("\ngraded in {}{}: compiling and checking {:.0f} s ({} at once), {}\n", minutes(s.wall_s),
                s.wall_s >= 60 ? fmt::format(" ({:.0f} s)", s.wall_s) : "", s.check_phase_s, s.check_workers, timing);
@@ -163,7 +164,7 @@ int main(int argc, char** argv) {
   grade_cmd->add_option("--shard", shard_text,
                         "Grade only shard K of N (0-based, K/N: $SLURM_ARRAY_TASK_ID/N in a Slurm array), chosen by a "
                         "stable hash of the student's name; needs --seed-file. Join the shards with `cudalab merge`");
-  grade_cmd->add_option("--time-cap", grade.time_cap_s, "Seconds of timing per kernel on a GPU")
+  grade_cmd->add_option("--time-cap", grade.time_cap_s, "Seconds of timing per kernel on a GPU: a quarter per round; the rounds of the kernel and of the reference solution, timed in turn, take at most four times it")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
 

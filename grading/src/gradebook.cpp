@@ -14,7 +14,7 @@ using nlohmann::json;
 
 namespace {
 
-// Version 2. Append-only: rows are inserted, never updated or deleted (a migration aside).
+// Version 3. Append-only: rows are inserted, never updated or deleted (a migration aside).
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
@@ -27,7 +27,7 @@ CREATE TABLE IF NOT EXISTS attempts (
   cudalab_version TEXT NOT NULL, backend TEXT NOT NULL, device TEXT NOT NULL, seed TEXT NOT NULL,
   verdict TEXT NOT NULL, message TEXT NOT NULL, hints TEXT NOT NULL,
   speed_graded INTEGER NOT NULL, timed_label TEXT, median_s REAL, reference_s REAL, throughput REAL, unit TEXT,
-  percent_of_peak REAL,
+  percent_of_peak REAL, ratio REAL, ratio_low REAL, ratio_high REAL, ratio_rounds INTEGER,
   correctness REAL NOT NULL, performance REAL NOT NULL, penalties REAL NOT NULL, late REAL NOT NULL,
   total REAL NOT NULL, max REAL NOT NULL, score_notes TEXT NOT NULL,
   submitted_at TEXT NOT NULL, graded_at TEXT NOT NULL, seconds REAL NOT NULL);
@@ -46,6 +46,16 @@ constexpr const char* kMigrateFrom1 = R"sql(
 ALTER TABLE runs ADD COLUMN rubric_hash TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN sandbox TEXT NOT NULL DEFAULT '';
 UPDATE meta SET value = '2' WHERE key = 'schema_version';
+)sql";
+
+// Version 2 → 3: attempts gain the paired timing's ratio to the reference solution, its 95 %
+// interval and the rounds it came from; the attempts timed before have none (NULL).
+constexpr const char* kMigrateFrom2 = R"sql(
+ALTER TABLE attempts ADD COLUMN ratio REAL;
+ALTER TABLE attempts ADD COLUMN ratio_low REAL;
+ALTER TABLE attempts ADD COLUMN ratio_high REAL;
+ALTER TABLE attempts ADD COLUMN ratio_rounds INTEGER;
+UPDATE meta SET value = '3' WHERE key = 'schema_version';
 )sql";
 
 std::string text_of(const std::vector<std::string>& lines) { return json(lines).dump(); }
@@ -94,11 +104,12 @@ Gradebook::Gradebook(const fs::path& file, std::optional<std::uint64_t> wanted_s
       }
       return version.getColumn(0).getString();
     };
-    if (schema_version() == "1") {
-      // IMMEDIATE: of two processes opening one old file, the second waits and sees version 2.
+    if (schema_version() == "1" || schema_version() == "2") {
+      // IMMEDIATE: of two processes opening one old file, the second waits and sees the new version.
       db_->exec("BEGIN IMMEDIATE");
       try {
         if (schema_version() == "1") db_->exec(kMigrateFrom1);
+        if (schema_version() == "2") db_->exec(kMigrateFrom2);
         db_->exec("COMMIT");
       } catch (...) {
         db_->exec("ROLLBACK");
@@ -106,7 +117,7 @@ Gradebook::Gradebook(const fs::path& file, std::optional<std::uint64_t> wanted_s
       }
     }
     if (const std::string v = schema_version(); v != std::to_string(kGradebookSchemaVersion)) {
-      throw GradebookError(fmt::format("{} has gradebook schema version {}; this cudalab reads versions 1 and {}",
+      throw GradebookError(fmt::format("{} has gradebook schema version {}; this cudalab reads versions 1 to {}",
                                        file.string(), v, kGradebookSchemaVersion));
     }
     SQLite::Statement seed(*db_, "SELECT value FROM meta WHERE key = 'seed'");
@@ -146,9 +157,9 @@ std::int64_t Gradebook::add_attempt(std::int64_t run, const Attempt& a) {
   SQLite::Statement q(*db_,
                       "INSERT INTO attempts (run_id, student, exercise, source_hash, source_path, cudalab_version, "
                       "backend, device, seed, verdict, message, hints, speed_graded, timed_label, median_s, "
-                      "reference_s, throughput, unit, percent_of_peak, correctness, performance, penalties, late, "
-                      "total, max, score_notes, submitted_at, graded_at, seconds) VALUES "
-                      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                      "reference_s, throughput, unit, percent_of_peak, ratio, ratio_low, ratio_high, ratio_rounds, "
+                      "correctness, performance, penalties, late, total, max, score_notes, submitted_at, graded_at, "
+                      "seconds) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   int i = 1;
   q.bind(i++, run);
   q.bind(i++, a.student);
@@ -172,6 +183,14 @@ std::int64_t Gradebook::add_attempt(std::int64_t run, const Attempt& a) {
     q.bind(i++, a.timing->percent_of_peak);
   } else {
     for (int k = 0; k < 6; ++k) q.bind(i++);  // NULL
+  }
+  if (a.timing && a.timing->rounds > 0) {
+    q.bind(i++, a.timing->ratio);
+    q.bind(i++, a.timing->ratio_low);
+    q.bind(i++, a.timing->ratio_high);
+    q.bind(i++, static_cast<int64_t>(a.timing->rounds));
+  } else {
+    for (int k = 0; k < 4; ++k) q.bind(i++);  // NULL: timed alone, or not timed
   }
   q.bind(i++, a.score.correctness);
   q.bind(i++, a.score.performance);
@@ -224,8 +243,8 @@ std::vector<Attempt> Gradebook::read_attempts(const std::string& where, const st
       *db_,
       "SELECT id, run_id, student, exercise, source_hash, source_path, cudalab_version, backend, device, seed, "
       "verdict, message, hints, speed_graded, timed_label, median_s, reference_s, throughput, unit, "
-      "percent_of_peak, correctness, performance, penalties, late, total, max, score_notes, "
-      "submitted_at, graded_at, seconds FROM attempts " +
+      "percent_of_peak, ratio, ratio_low, ratio_high, ratio_rounds, correctness, performance, penalties, late, "
+      "total, max, score_notes, submitted_at, graded_at, seconds FROM attempts " +
           where + " ORDER BY id");
   for (std::size_t k = 0; k < binds.size(); ++k) q.bind(static_cast<int>(k + 1), binds[k]);
   std::vector<Attempt> out;
@@ -254,9 +273,15 @@ std::vector<Attempt> Gradebook::read_attempts(const std::string& where, const st
       t.throughput = q.getColumn(i + 3).getDouble();
       t.unit = q.getColumn(i + 4).getString();
       t.percent_of_peak = q.getColumn(i + 5).getDouble();
+      if (!q.getColumn(i + 6).isNull()) {
+        t.ratio = q.getColumn(i + 6).getDouble();
+        t.ratio_low = q.getColumn(i + 7).getDouble();
+        t.ratio_high = q.getColumn(i + 8).getDouble();
+        t.rounds = static_cast<std::size_t>(q.getColumn(i + 9).getInt64());
+      }
       a.timing = t;
     }
-    i += 6;
+    i += 10;
     a.score.correctness = q.getColumn(i++).getDouble();
     a.score.performance = q.getColumn(i++).getDouble();
     a.score.penalties = q.getColumn(i++).getDouble();

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdlib>
+#include <deque>
 #include <ctime>
 #include <exception>
 #include <functional>
@@ -87,35 +89,11 @@ std::string file_hash(const fs::path& file) {
   }
 }
 
-/// Reference-solution times per exercise, measured once per run and GPU with the GPU to itself
-/// (`options` takes it). Thread-safe: a second worker waits for the first one's measurement.
-class ReferenceTimes {
- public:
-  std::optional<double> get(const Task& task, const Toolchain& gpu, const Peaks& peaks, const BenchOptions& options) {
-    std::lock_guard lock(mutex_);
-    const std::string& id = task.info().id;
-    if (auto it = times_.find(id); it != times_.end()) return it->second;
-    const fs::path solution = solutions_dir() / id / "kernel.cu";
-    std::optional<double> median;
-    if (fs::exists(solution)) {
-      const BenchOutcome out = bench_exercise(task, gpu, solution, peaks, options);
-      if (out.verdict == Verdict::passed && !out.measurements.empty()) median = out.measurements.front().summary.median;
-    }
-    times_[id] = median;
-    return median;
-  }
-
- private:
-  std::mutex mutex_;
-  std::map<std::string, std::optional<double>> times_;
-};
-
 /// One GPU grading runs on, or the simulator as one slot.
 struct Device {
   std::string visible;  ///< the runner's CUDA_VISIBLE_DEVICES; "": as inherited
   std::string name;     ///< as attempts record it: "NVIDIA H100 80GB HBM3 (GPU 1)", "CPU simulator"
   std::optional<Peaks> peaks;
-  ReferenceTimes references;
 };
 
 /// One GPU taken alone for the timed runs of one attempt: from the first run's start (its inputs
@@ -385,12 +363,16 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
   BenchOptions bench;
   bench.case_data = &case_data;
   bench.seed = gradebook.seed();
-  // A class is ranked, not profiled: 2 % on the median is enough, and the kernels-alone row of
-  // `bench` is not scored.
+  // One round of the paired timing (time_against_reference): a few calls, 2 % on the round's
+  // median; the rounds' ratios then pin the ratio to ±1 %, within four times the time cap. The
+  // kernels-alone row of `bench` is not scored.
   bench.policy.warmup_runs = 2;
-  bench.policy.min_time_s = 0.05;
+  bench.policy.min_samples = 6;
+  bench.policy.min_time_s = 0.005;
   bench.policy.noise_target = 0.02;
-  bench.policy.time_cap_s = options.time_cap_s;
+  bench.policy.time_cap_s = options.time_cap_s / 4;
+  PairingPolicy pairing;
+  pairing.time_cap_s = 4 * options.time_cap_s;
   bench.kernel_traces = false;
   bench.cpu_baselines = false;
   // One input set: the CPU reference of a large case costs more than the timing itself, and the
@@ -515,15 +497,23 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
       // Inputs are prepared and outputs judged on the CPU while another attempt times.
       TimingTurn turn(gpus, gpu);
       turn.attach(on_d);
-      const auto reference = d.references.get(*job.task, toolchain, *d.peaks, on_d);
-      const BenchOutcome timed = bench_exercise(*job.task, toolchain, job.source, *d.peaks, on_d);
+      // The reference solution in turn with the submission, round by round on this GPU: a ratio
+      // that does not depend on when, or on which GPU of the same model, the class is graded.
+      const fs::path solution = solutions_dir() / job.task->info().id / "kernel.cu";
+      const PairedTiming paired =
+          time_against_reference(*job.task, toolchain, job.source, solution, *d.peaks, on_d, pairing);
+      const BenchOutcome& timed = paired.submission;
       p.timing_split = timed.time_split;
       if (timed.verdict == Verdict::passed && !timed.measurements.empty()) {
         const Measurement& m = timed.measurements.front();
         Timing t;
         t.label = m.c.label();
         t.median_s = m.summary.median;
-        t.reference_s = reference.value_or(0);
+        t.reference_s = paired.reference_s.value_or(0);
+        t.ratio = paired.ratio.ratio;
+        t.ratio_low = paired.ratio.low;
+        t.ratio_high = paired.ratio.high;
+        t.rounds = paired.ratio.rounds;
         // The rate nearer its peak, as bench's table shows it.
         const bool flops = m.throughput.compute_bound && m.throughput.gflops;
         t.throughput = flops ? *m.throughput.gflops : m.throughput.gbs.value_or(0);
@@ -531,7 +521,8 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
         t.percent_of_peak =
             flops ? m.throughput.percent_compute.value_or(0) : m.throughput.percent_bandwidth.value_or(0);
         a.timing = t;
-        a.speed_graded = reference.has_value();
+        a.speed_graded = t.rounds > 0;
+        if (t.rounds == 0) a.hints.push_back("speed not scored: " + paired.reference_failure);
       } else if (timed.verdict == Verdict::impossible_speed || timed.verdict == Verdict::timing_mismatch) {
         // A time that cannot be believed is named, never scored (docs/threat-model.md).
         a.hints.push_back(fmt::format("speed not scored ({}): {}", verdict_title(timed.verdict), timed.message));
@@ -546,16 +537,21 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
     p.timing = seconds_since(timing_start);
   };
 
-  // Checks first, all of them, then the timing: a timed run needs its GPU alone, and starting one
-  // between checks would leave every other worker waiting for the checks in flight to drain.
+  // A timed run needs its GPU alone, and taking a GPU that checks use would leave every other
+  // worker waiting for the checks in flight to drain. With one GPU: every check first, then the
+  // timing. With more: the last GPU times the attempts checked so far while the others serve the
+  // checks (which are mostly CPU work), then every GPU times what is left.
   std::vector<Pending> pending(jobs.size());
-  std::vector<std::size_t> to_time;
-  std::mutex to_time_lock;
+  std::mutex ready_lock;
+  std::condition_variable ready_changed;
+  std::deque<std::size_t> ready;  // checked, to be timed, in the order their checks ended
+  bool checks_over = false;
+  std::size_t timed_count = 0;
   // A set-up fault (SetupError: the cache, the compiler, the disk, the sandbox) stops every worker
   // after the attempt in hand and leaves the class: the attempts recorded so far stay, the rest
   // are graded by --resume once the machine is fixed, and nobody's row blames their file.
   std::atomic<bool> stopping{false};
-  const auto run_workers = [&stopping](unsigned count, const std::function<void()>& work) {
+  const auto run_workers = [&stopping, &ready_changed](unsigned count, const std::function<void()>& work) {
     std::exception_ptr fault;
     std::mutex fault_lock;
     std::vector<std::thread> threads;
@@ -565,6 +561,7 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
           work();
         } catch (...) {
           stopping = true;
+          ready_changed.notify_all();
           std::lock_guard lock(fault_lock);
           if (!fault) fault = std::current_exception();
         }
@@ -573,33 +570,88 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
     for (auto& t : threads) t.join();
     if (fault) std::rethrow_exception(fault);
   };
+  // The next attempt to time, or nothing once the checks are over and none is left.
+  const auto next_to_time = [&]() -> std::optional<std::size_t> {
+    std::unique_lock lock(ready_lock);
+    ready_changed.wait(lock, [&] { return !ready.empty() || checks_over || stopping; });
+    if (ready.empty() || stopping) return std::nullopt;
+    const std::size_t k = ready.front();
+    ready.pop_front();
+    return k;
+  };
+  const auto time_on = [&](std::size_t gpu) {
+    while (const auto k = next_to_time()) {
+      time_one(pending[*k], gpu);
+      finish(pending[*k]);
+    }
+  };
   unsigned workers = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   workers = std::min<unsigned>(workers, std::max<std::size_t>(jobs.size(), 1));
-  const auto check_phase_start = Clock::now();
-  run_workers(workers, [&] {
-    for (std::size_t i = next++; i < jobs.size() && !stopping; i = next++) {
-      if (check_one(jobs[i], pending[i])) {
-        std::lock_guard lock(to_time_lock);
-        to_time.push_back(i);
-      } else {
-        finish(pending[i]);
+  const unsigned timing_per_gpu = timing_workers_per_gpu(devices.size());
+  const bool time_beside_checks = on_gpu && devices.size() >= 2;
+  const std::size_t timing_gpu = devices.size() - 1;
+  std::optional<Clock::time_point> timing_start;
+  std::exception_ptr early_fault;
+  std::thread early_timing;
+  if (time_beside_checks) {
+    gpus.keep_for_timing(timing_gpu, true);
+    timing_start = Clock::now();
+    early_timing = std::thread([&] {
+      try {
+        run_workers(timing_per_gpu, [&] { time_on(timing_gpu); });
+      } catch (...) {
+        early_fault = std::current_exception();
       }
+    });
+  }
+  const auto end_checks = [&] {
+    {
+      std::lock_guard lock(ready_lock);
+      checks_over = true;
     }
-  });
+    ready_changed.notify_all();
+  };
+  const auto check_phase_start = Clock::now();
+  try {
+    run_workers(workers, [&] {
+      for (std::size_t i = next++; i < jobs.size() && !stopping; i = next++) {
+        if (check_one(jobs[i], pending[i])) {
+          {
+            std::lock_guard lock(ready_lock);
+            ready.push_back(i);
+            ++timed_count;
+          }
+          ready_changed.notify_one();
+        } else {
+          finish(pending[i]);
+        }
+      }
+    });
+  } catch (...) {
+    end_checks();
+    if (early_timing.joinable()) early_timing.join();
+    throw;
+  }
   summary.check_phase_s = seconds_since(check_phase_start);
   summary.check_workers = workers;
-  std::ranges::sort(to_time);  // in the order of the class, whichever check ended first
-  const auto timing_phase_start = Clock::now();
-  std::atomic<std::size_t> next_timed{0};
-  std::atomic<unsigned> timing_worker{0};
-  run_workers(static_cast<unsigned>(timing_workers_per_gpu(devices.size()) * devices.size()), [&] {
-    const std::size_t gpu = timing_worker++ % devices.size();
-    for (std::size_t k = next_timed++; k < to_time.size() && !stopping; k = next_timed++) {
-      time_one(pending[to_time[k]], gpu);
-      finish(pending[to_time[k]]);
+  end_checks();
+  if (time_beside_checks) gpus.keep_for_timing(timing_gpu, false);
+  if (!timing_start) timing_start = Clock::now();
+  {
+    // Every GPU not timing already; with one GPU, that one.
+    const std::size_t others = time_beside_checks ? devices.size() - 1 : devices.size();
+    std::atomic<unsigned> timing_worker{0};
+    std::exception_ptr late_fault;
+    try {
+      run_workers(static_cast<unsigned>(timing_per_gpu * others), [&] { time_on(timing_worker++ % others); });
+    } catch (...) {
+      late_fault = std::current_exception();
     }
-  });
-  summary.timing_phase_s = seconds_since(timing_phase_start);
+    if (early_timing.joinable()) early_timing.join();
+    if (late_fault) std::rethrow_exception(late_fault);
+    if (early_fault) std::rethrow_exception(early_fault);
+  }
+  summary.timing_phase_s = timed_count > 0 ? seconds_since(*timing_start) : 0;
 
   summary.sandbox_line = describe_sandbox(toolchain.backend(), options.timeout);
   summary.compile_s = compile_s;

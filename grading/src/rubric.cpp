@@ -216,18 +216,23 @@ Score Rubric::score(const Attempt& a) const {
                                   correctness_points));
   }
 
-  if (a.speed_graded && a.timing && a.timing->reference_s > 0 && a.timing->median_s > 0 && speed_points > 0) {
-    const double slowdown = a.timing->median_s / a.timing->reference_s;
+  if (a.speed_graded && a.timing && a.timing->slowdown() > 0 && speed_points > 0) {
+    // A continuous function of the ratio: no tier edge for a measurement's noise to cross.
+    const double slowdown = a.timing->slowdown();
     double fraction = 1;
     if (slowdown > performance.full_at) {
       const double t = std::min(1.0, (slowdown - performance.full_at) / (performance.floor_at - performance.full_at));
       fraction = 1 - t * (1 - performance.floor);
     }
     s.performance = speed_points * fraction;
+    const Timing& t = *a.timing;
+    const std::string known =
+        t.rounds > 0 ? fmt::format(" ({:.3f}–{:.3f}, {} rounds timed in turn with it)", t.ratio_low, t.ratio_high, t.rounds)
+                     : "";
     s.notes.push_back(
-        fmt::format("speed: {:.2f}× the reference solution's time (full marks up to {:g}×): {:.4g} of "
+        fmt::format("speed: {:.3f}× the reference solution's time{} (full marks up to {:g}×): {:.4g} of "
                     "{:g} points",
-                    slowdown, performance.full_at, s.performance, speed_points));
+                    slowdown, known, performance.full_at, s.performance, speed_points));
   }
   if (unmet) {
     const double p = penalties.requirement_unmet * rule.points;

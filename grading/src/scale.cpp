@@ -92,7 +92,9 @@ std::size_t GpuPool::take_alone() {
   std::optional<std::size_t> reserved;
   for (;;) {
     if (reserved && gpus_[*reserved].checks == 0) {
-      gpus_[*reserved] = {0, true, false};
+      gpus_[*reserved].checks = 0;
+      gpus_[*reserved].alone = true;
+      gpus_[*reserved].reserved = false;
       return *reserved;
     }
     for (std::size_t g = 0; g < gpus_.size(); ++g) {
@@ -119,7 +121,9 @@ void GpuPool::take_alone(std::size_t gpu) {
   State& s = gpus_.at(gpu);
   s.reserved = true;  // no new checks meanwhile
   changed_.wait(lock, [&] { return s.checks == 0 && !s.alone; });
-  s = {0, true, false};
+  s.checks = 0;
+  s.alone = true;
+  s.reserved = false;
 }
 
 void GpuPool::release(std::size_t gpu, bool alone) {
@@ -134,10 +138,18 @@ void GpuPool::release(std::size_t gpu, bool alone) {
   changed_.notify_all();
 }
 
+void GpuPool::keep_for_timing(std::size_t gpu, bool timing_only) {
+  {
+    std::lock_guard lock(mutex_);
+    gpus_.at(gpu).timing_only = timing_only;
+  }
+  changed_.notify_all();
+}
+
 std::optional<std::size_t> GpuPool::fewest_checks() const {
   std::optional<std::size_t> best;
   for (std::size_t g = 0; g < gpus_.size(); ++g) {
-    if (gpus_[g].alone || gpus_[g].reserved) continue;
+    if (gpus_[g].alone || gpus_[g].reserved || gpus_[g].timing_only) continue;
     if (!best || gpus_[g].checks < gpus_[*best].checks) best = g;
   }
   return best;

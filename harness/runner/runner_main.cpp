@@ -423,6 +423,22 @@ class Run {
     phase_start_ = Clock::now();
   }
 
+  /// Rounds (Spec::rounds): back at the gate with the round's median, for the parent to give the
+  /// GPU to the other runner's round. True: time another round; false: finish. The wait is not a
+  /// phase of this run.
+  bool back_at_gate(double round_median_s) {
+    const auto waiting = Clock::now();
+    const char ready = 'r';
+    char answer = 0;
+    if (write(protocol::kGateFd, &ready, 1) != 1 ||
+        write(protocol::kGateFd, &round_median_s, sizeof round_median_s) != sizeof round_median_s ||
+        read(protocol::kGateFd, &answer, 1) != 1) {
+      throw Stop{error_reply(Status::runner_error, "the parent left the gate between rounds")};
+    }
+    phase_start_ += Clock::now() - waiting;
+    return answer == protocol::kGateGo;
+  }
+
   void load_module() {
     void* module = dlopen(spec_.module.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (module == nullptr) throw Stop{error_reply(Status::load_error, dlerror())};
@@ -725,7 +741,6 @@ class Run {
     for (std::size_t set = 0; set < sets_.size(); ++set) args.push_back(args_for(set));
     phase("set-up");
 
-    cudalab::Sampler sampler(policy);
     Reply reply;
     bool recorded_one_call = false;
     std::size_t calls = 0;
@@ -734,60 +749,88 @@ class Run {
     double between_calls_s = 0;
     double solve_s = 0;
     double device_s = 0;
-    for (std::size_t i = 0; sampler.want_more(); ++i) {
-      const std::size_t set = i % sets_.size();
-      const auto between_start = Clock::now();
-      restore_buffers(set);
-      (void)cudaCtxResetPersistingL2Cache();
-      flush();
-      between_calls_s += std::chrono::duration<double>(Clock::now() - between_start).count();
-      const bool warmup = sampler.warming_up();
-      // Records are kept for the first measured call only: one solve's launches and copies.
-      const bool keep_records = !warmup && !recorded_one_call;
-      if (keep_records) records::start_recording();
-      // Tracing costs time at every launch: device-pointer exercises trace one call (for the
-      // launch records) and time the others untraced; host-pointer exercises trace every call,
-      // whose kernel time is reported beside the end-to-end time the copies dominate.
-      const bool traced = keep_records || !device_pointers;
-      if (traced) cudalab::runner::start_kernel_tracing();
-      double seconds = 0;
-      const auto call_start = Clock::now();
-      auto solved = call_start;
-      if (device_pointers) {
-        check_cuda(cudaEventRecord(start_event), "recording an event");
-        guarded_solve(solve_, args[set]);
-        solved = Clock::now();
-        check_cuda(cudaEventRecord(stop_event), "recording an event");
-        check_after_solve();  // the whole device: work on other streams counts
-        float ms = 0;
-        check_cuda(cudaEventElapsedTime(&ms, start_event, stop_event), "reading an event");
-        seconds = ms * 1e-3;
-      } else {
-        guarded_solve(solve_, args[set]);
-        solved = Clock::now();
-        check_after_solve();
-        seconds = std::chrono::duration<double>(Clock::now() - call_start).count();
-      }
-      solve_s += std::chrono::duration<double>(solved - call_start).count();
-      device_s += std::chrono::duration<double>(Clock::now() - solved).count();
-      const double kernel_seconds = traced ? cudalab::runner::stop_kernel_tracing() : 0.0;
-      if (keep_records) {
-        records::stop_recording();
-        recorded_one_call = true;
-      }
-      if (!warmup) {
-        const std::size_t measured = reply.samples_s.size();
-        reply.samples_s.push_back(seconds);
-        if (!device_pointers) reply.kernel_samples_s.push_back(kernel_seconds);
-        for (const auto& w : spec_.witnesses) {
-          if (w.call == measured) {
-            copy_witness(w, set);
-            reply.witnessed.push_back(measured);
+    std::size_t i = 0;
+    // Timed calls until `sampler` has enough; in rounds (Spec::rounds), once per round.
+    const auto time_calls = [&](cudalab::Sampler& sampler) {
+      for (; sampler.want_more(); ++i) {
+        const std::size_t set = i % sets_.size();
+        const auto between_start = Clock::now();
+        restore_buffers(set);
+        (void)cudaCtxResetPersistingL2Cache();
+        flush();
+        between_calls_s += std::chrono::duration<double>(Clock::now() - between_start).count();
+        const bool warmup = sampler.warming_up();
+        // Records are kept for the first measured call only: one solve's launches and copies.
+        const bool keep_records = !warmup && !recorded_one_call;
+        if (keep_records) records::start_recording();
+        // Tracing costs time at every launch: device-pointer exercises trace one call (for the
+        // launch records) and time the others untraced; host-pointer exercises trace every call,
+        // whose kernel time is reported beside the end-to-end time the copies dominate.
+        const bool traced = keep_records || !device_pointers;
+        if (traced) cudalab::runner::start_kernel_tracing();
+        double seconds = 0;
+        const auto call_start = Clock::now();
+        auto solved = call_start;
+        if (device_pointers) {
+          check_cuda(cudaEventRecord(start_event), "recording an event");
+          guarded_solve(solve_, args[set]);
+          solved = Clock::now();
+          check_cuda(cudaEventRecord(stop_event), "recording an event");
+          check_after_solve();  // the whole device: work on other streams counts
+          float ms = 0;
+          check_cuda(cudaEventElapsedTime(&ms, start_event, stop_event), "reading an event");
+          seconds = ms * 1e-3;
+        } else {
+          guarded_solve(solve_, args[set]);
+          solved = Clock::now();
+          check_after_solve();
+          seconds = std::chrono::duration<double>(Clock::now() - call_start).count();
+        }
+        solve_s += std::chrono::duration<double>(solved - call_start).count();
+        device_s += std::chrono::duration<double>(Clock::now() - solved).count();
+        const double kernel_seconds = traced ? cudalab::runner::stop_kernel_tracing() : 0.0;
+        if (keep_records) {
+          records::stop_recording();
+          recorded_one_call = true;
+        }
+        if (!warmup) {
+          const std::size_t measured = reply.samples_s.size();
+          reply.samples_s.push_back(seconds);
+          if (!device_pointers) reply.kernel_samples_s.push_back(kernel_seconds);
+          for (const auto& w : spec_.witnesses) {
+            if (w.call == measured) {
+              copy_witness(w, set);
+              reply.witnessed.push_back(measured);
+            }
           }
         }
+        sampler.add(seconds);
+        calls = i + 1;
       }
-      sampler.add(seconds);
-      calls = i + 1;
+    };
+    std::optional<cudalab::Sampler> sampler;
+    double rounds_wall_s = 0;
+    if (!spec_.rounds) {
+      sampler.emplace(policy);
+      time_calls(*sampler);
+    } else {
+      for (std::size_t round = 0;; ++round) {
+        cudalab::SamplingPolicy round_policy = policy;
+        // Another runner had the GPU since the last round: one call to warm it again.
+        if (round > 0) round_policy.warmup_runs = std::min<std::size_t>(policy.warmup_runs, 1);
+        sampler.emplace(round_policy);
+        const std::size_t begin = reply.samples_s.size();
+        time_calls(*sampler);
+        rounds_wall_s += sampler->summary().wall_s;
+        // A round without a sample (the time cap hit in its warm-up) reports 0: the parent ends it.
+        double median = 0;
+        if (reply.samples_s.size() > begin) {
+          reply.round_ends.push_back(reply.samples_s.size());
+          median = cudalab::median(std::vector<double>(reply.samples_s.begin() + static_cast<std::ptrdiff_t>(begin),
+                                                       reply.samples_s.end()));
+        }
+        if (!back_at_gate(median)) break;
+      }
     }
     reply.calls = calls;
     split_phase({{"restoring outputs and flushing", between_calls_s},
@@ -797,6 +840,7 @@ class Run {
     // Device-pointer exercises: the kernels' own time from a few traced calls apart from the
     // timed ones, as a profiler would report it (no launch gaps, no host work in solve).
     if (device_pointers && spec_.kernel_traces && !reply.samples_s.empty()) {
+
       constexpr std::size_t kTracedCalls = 20;
       const double budget_s = std::max(1.0, 0.2 * policy.time_cap_s);
       const auto phase_start = Clock::now();
@@ -840,11 +884,11 @@ class Run {
     }
     // Every set's last result stays in place (download() brings it back): the parent re-checks
     // them all, so a kernel that is fast because it is wrong on some inputs is caught.
-    const cudalab::Summary summary = sampler.summary();
+    const cudalab::Summary summary = sampler->summary();
     reply.status = Status::ok;
     reply.stop = summary.stop;
     reply.minimums_met = summary.minimums_met;
-    reply.wall_s = summary.wall_s;
+    reply.wall_s = spec_.rounds ? rounds_wall_s : summary.wall_s;
     if (!device_pointers && cudalab::runner::host_memory_matters()) {
       reply.host_memory = page_locked_ ? protocol::HostMemory::page_locked : protocol::HostMemory::pageable;
     }

@@ -119,7 +119,7 @@ TEST(DocsSite, MainPageRendersInHeadlessChromiumWithItsPagesInReadingOrder) {
       {"md_docs_failures.html", "Failure messages"},
       {"md_docs_instructors.html", "For instructors"},
       {"md_grading_README.html", "Grading a class"},
-      {"md_docs_gradebook.html", "The gradebook: gradebook.sqlite, schema version 2"},
+      {"md_docs_gradebook.html", "The gradebook: gradebook.sqlite, schema version 3"},
       {"md_docs_adding_an_exercise.html", "Adding an exercise"},
       {"md_docs_architecture.html", "Architecture: how cudalab fits together"},
       {"md_docs_performance.html", "Performance"},

@@ -76,6 +76,36 @@ TEST(Rubric, SpeedPointsFollowTheCurveAgainstTheReference) {
   EXPECT_NE(sim.notes.front().find("speed not graded"), std::string::npos);
 }
 
+// The same submission timed twice gets two ratios a little apart: its points must be a little
+// apart too (no tier edge to cross), and a paired ratio, where there is one, is what counts.
+TEST(Rubric, SpeedPointsAreContinuousInThePairedRatio) {
+  const Rubric r = parse_rubric("[exercises.03_matmul]\npoints = 25\nperformance_share = 0.3\n", "r", kKnown);
+  const double speed_points = 7.5;
+  const double slope = speed_points / (4.0 - 1.2);  // points per unit of ratio between full_at and floor_at
+  double before = r.score(attempt({"passed"}, true, 1.0)).total;
+  for (double ratio = 1.0; ratio <= 5.0; ratio += 0.005) {
+    Attempt a = attempt({"passed"}, true, 3.0);  // the medians say 3×; the rounds say `ratio`
+    a.timing->ratio = ratio;
+    a.timing->ratio_low = ratio * 0.99;
+    a.timing->ratio_high = ratio * 1.01;
+    a.timing->rounds = 8;
+    const Score s = r.score(a);
+    ASSERT_LE(before - s.total, slope * 0.005 + 1e-9) << "at " << ratio;  // never a jump
+    ASSERT_LE(s.total, before + 1e-12) << "slower never earns more, at " << ratio;
+    before = s.total;
+  }
+  Attempt paired = attempt({"passed"}, true, 3.0);
+  paired.timing->ratio = 2.6;
+  paired.timing->ratio_low = 2.58;
+  paired.timing->ratio_high = 2.62;
+  paired.timing->rounds = 7;
+  const Score s = r.score(paired);
+  EXPECT_NEAR(s.performance, 3.75, 1e-9);  // half way from 1.2× to 4×: from the ratio, not the medians' 3×
+  EXPECT_NE(s.notes.back().find("2.600× the reference solution's time (2.580–2.620, 7 rounds timed in turn with it)"),
+            std::string::npos)
+      << s.notes.back();
+}
+
 TEST(Rubric, CorrectnessPenaltiesAndLateness) {
   Rubric r = parse_rubric(
       "[late]\ndeadline = \"2026-12-01T23:59:00Z\"\nper_day = 0.1\nmax_days = 2\n"

@@ -398,7 +398,7 @@ TEST(GradeMerge, AStudentInTwoShardsKeepsEveryAttemptAndAMissingShardIsNamed) {
   fs::remove_all(root);
 }
 
-TEST(Gradebook, AVersion1FileIsMigratedAndAnUnknownVersionRefused) {
+TEST(Gradebook, AVersion1FileIsMigratedToTheCurrentOneAndAnUnknownVersionRefused) {
   const fs::path root = fresh("migrate");
   {
     SQLite::Database db((root / "v1.sqlite").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
@@ -440,11 +440,37 @@ INSERT INTO attempts VALUES (1, 1, 'alice', '01_increment', 'h', 'k.cu', '0.1.0'
   }
   {
     SQLite::Database db((root / "v1.sqlite").string(), SQLite::OPEN_READWRITE);
-    EXPECT_EQ(db.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "2");
+    EXPECT_EQ(db.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "3");
     db.exec("UPDATE meta SET value = '9' WHERE key = 'schema_version'");
   }
   EXPECT_NE(refusal<GradebookError>([&] { Gradebook book(root / "v1.sqlite"); }).find("schema version 9"),
             std::string::npos);
+  fs::remove_all(root);
+}
+
+TEST(Gradebook, APairedTimingIsStoredWithItsIntervalAndATimingAloneWithout) {
+  const fs::path root = fresh("paired");
+  Attempt paired = attempt_of("alice", 8, "2026-12-12T10:00:01Z", 7);
+  paired.speed_graded = true;
+  paired.timing = Timing{"n=67108864", 2e-3, 1e-3, 400, "GB/s", 12};
+  paired.timing->ratio = 1.987;
+  paired.timing->ratio_low = 1.975;
+  paired.timing->ratio_high = 1.999;
+  paired.timing->rounds = 9;
+  Attempt alone = attempt_of("bob", 8, "2026-12-12T10:00:02Z", 7);
+  alone.speed_graded = true;
+  alone.timing = Timing{"n=67108864", 3e-3, 1e-3, 300, "GB/s", 9};
+  add_shard_run(root, {}, {paired, alone});
+  const std::vector<Attempt> read = Gradebook(root / "gradebook.sqlite").attempts();
+  ASSERT_EQ(read.size(), 2u);
+  ASSERT_TRUE(read[0].timing && read[1].timing);
+  EXPECT_DOUBLE_EQ(read[0].timing->ratio, 1.987);
+  EXPECT_DOUBLE_EQ(read[0].timing->ratio_low, 1.975);
+  EXPECT_DOUBLE_EQ(read[0].timing->ratio_high, 1.999);
+  EXPECT_EQ(read[0].timing->rounds, 9u);
+  EXPECT_DOUBLE_EQ(read[0].timing->slowdown(), 1.987);  // the rounds' ratio, not the medians' 2
+  EXPECT_EQ(read[1].timing->rounds, 0u);
+  EXPECT_DOUBLE_EQ(read[1].timing->slowdown(), 3.0);  // timed alone: the ratio of the medians
   fs::remove_all(root);
 }
 

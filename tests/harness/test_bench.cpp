@@ -2,6 +2,9 @@
 // pipeline is the same): rotating input sets re-checked, the sampler's stop state, baselines, and a
 // wrong kernel that is refused instead of measured.
 #include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -23,6 +26,13 @@ std::unique_ptr<Toolchain> sim_toolchain() {
 #else
   return nullptr;
 #endif
+}
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 BenchOptions quick_options() {
@@ -234,6 +244,79 @@ TEST(Bench, ComparesWithTheReferenceSolution) {
   const auto speedup = out.measurements.front().speedup_over("reference solution");
   ASSERT_TRUE(speedup.has_value());
   EXPECT_GT(*speedup, 0);
+}
+
+// Grading's timing: the submission and the reference solution take turns, a round each, in their
+// own runners, and the ratio of their round medians is estimated with its interval.
+TEST(PairedTiming, TheSubmissionAndTheReferenceTakeTurnsAndTheirRatioIsEstimated) {
+  const fs::path reference = fs::path(CUDALAB_SOURCE_DIR) / "solutions/02_vector_add/kernel.cu";
+  REQUIRE_FILE(reference);
+  auto toolchain = sim_toolchain();
+  if (!toolchain) GTEST_SKIP() << "this build has no simulator";
+  const Task& task = *find_task("02_vector_add");
+  // The reference with its kernel launched four times over: the same result, four times the work.
+  std::string text = read_text(reference);
+  const std::string launch = "vector_add<<<blocks, THREADS_PER_BLOCK>>>(d_a, d_b, d_c, n);";
+  const auto at = text.find(launch);
+  ASSERT_NE(at, std::string::npos) << "the reference's launch line changed";
+  text.replace(at, launch.size(), "for (int r = 0; r < 4; ++r) " + launch);
+  const fs::path slower = fs::temp_directory_path() / "cudalab-test-vector-add-four-times.cu";
+  std::ofstream(slower) << text;
+
+  auto options = quick_options();
+  options.sizes = {1 << 16};
+  options.cpu_baselines = false;
+  options.kernel_traces = false;
+  options.input_sets = 1;
+  options.policy.min_samples = 3;
+  options.policy.time_cap_s = 1;
+  int taken = 0;
+  int given_back = 0;
+  options.before_timed_run = [&] { ++taken; };
+  options.after_timed_run = [&] { ++given_back; };
+  PairingPolicy pairing;
+  pairing.min_rounds = 6;
+  pairing.max_rounds = 8;
+  pairing.time_cap_s = 60;
+
+  const PairedTiming paired = time_against_reference(task, *toolchain, slower, reference, Peaks{}, options, pairing);
+  ASSERT_EQ(paired.submission.verdict, Verdict::passed) << paired.submission.message;
+  ASSERT_TRUE(paired.reference_s.has_value()) << paired.reference_failure;
+  EXPECT_EQ(taken, 1) << "the GPU is taken once for both runners' turns";
+  EXPECT_EQ(given_back, 1);
+  EXPECT_GE(paired.ratio.rounds, 6u);
+  EXPECT_LE(paired.ratio.rounds, 8u);
+  EXPECT_LE(paired.ratio.low, paired.ratio.ratio);
+  EXPECT_GE(paired.ratio.high, paired.ratio.ratio);
+  // Four launches in place of one: clearly slower, whatever else the machine is doing.
+  EXPECT_GT(paired.ratio.low, 1.5) << paired.ratio.ratio;
+  ASSERT_EQ(paired.submission.measurements.size(), 1u);
+  EXPECT_GT(paired.submission.measurements.front().summary.median, *paired.reference_s);
+
+  // A file that does not compile is the submission's verdict, and the GPU is never taken.
+  const fs::path broken = fs::temp_directory_path() / "cudalab-test-vector-add-broken.cu";
+  std::ofstream(broken) << "void solve(const float* a, const float* b, float* c, int n) { int x = ; }\n";
+  taken = 0;
+  const PairedTiming failed = time_against_reference(task, *toolchain, broken, reference, Peaks{}, options, pairing);
+  EXPECT_EQ(failed.submission.verdict, Verdict::compile_error);
+  EXPECT_EQ(taken, 0);
+  fs::remove(slower);
+  fs::remove(broken);
+}
+
+TEST(PairedTiming, TheRatioIsTheMedianOfTheRoundsWithA95PercentInterval) {
+  // Six rounds: the interval of a median is [min, max] (P = 1 − 2·2⁻⁶ ≈ 97 %).
+  const RatioEstimate six = paired_ratio({2, 4, 6, 8, 10, 12}, {1, 2, 3, 4, 5, 4});
+  EXPECT_EQ(six.rounds, 6u);
+  EXPECT_DOUBLE_EQ(six.ratio, 2.0);  // five ratios of 2 and one of 3
+  EXPECT_DOUBLE_EQ(six.low, 2.0);
+  EXPECT_DOUBLE_EQ(six.high, 3.0);
+  // Rounds without both times are left out; unpaired rounds are ignored.
+  const RatioEstimate some = paired_ratio({1.1, 0, 1.2}, {1, 1, 1, 1});
+  EXPECT_EQ(some.rounds, 2u);
+  EXPECT_DOUBLE_EQ(some.low, 1.1);
+  EXPECT_DOUBLE_EQ(some.high, 1.2);
+  EXPECT_EQ(paired_ratio({}, {1}).rounds, 0u);
 }
 
 TEST(Bench, SizesSelectCheckedCasesOrSquareOnes) {

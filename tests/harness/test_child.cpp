@@ -57,6 +57,18 @@ int main(int argc, char** argv) {
     while (mode == "gate-then-hang") pause();
     return 0;
   }
+  if (mode == "gate-rounds") {  // at the gate until told 'f', a round number sent along from the second visit
+    for (int round = 0;; ++round) {
+      char byte = 'r';
+      if (write(6, &byte, 1) != 1) return 4;
+      if (round > 0 && write(6, &round, sizeof round) != sizeof round) return 4;
+      if (read(6, &byte, 1) != 1) return 4;
+      std::printf("%c", byte);
+      if (byte == 'f') break;
+    }
+    std::printf("\n");
+    return 0;
+  }
   if (mode == "result") {  // writes its second argument to fd 4
     const char* text = argc > 2 ? argv[2] : "";
     (void)!write(4, text, std::strlen(text));

@@ -19,6 +19,7 @@
 #include <map>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "cudalab/detail/process.hpp"
 
@@ -135,7 +136,8 @@ struct Gate {
     }
   }
   ~Gate() { close(parent); }
-  ProcessOptions options(const std::string& mode, std::chrono::milliseconds timeout, std::function<void()> at_gate) {
+  ProcessOptions options(const std::string& mode, std::chrono::milliseconds timeout,
+                         std::function<char(int)> at_gate) {
     ProcessOptions opts;
     opts.argv = {CUDALAB_TEST_CHILD, mode};
     opts.timeout = timeout;
@@ -151,9 +153,10 @@ TEST(Process, TheTimeAtTheGateIsNotCountedAgainstTheChild) {
   Gate gate;
   ASSERT_GE(gate.parent, 0);
   int calls = 0;
-  const auto r = run_process(gate.options("gate", 300ms, [&] {
+  const auto r = run_process(gate.options("gate", 300ms, [&](int) {
     ++calls;
     std::this_thread::sleep_for(600ms);  // twice the child's timeout
+    return 'g';
   }));
   EXPECT_EQ(r.status, ProcessResult::Status::exited) << r.error;
   EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -167,7 +170,10 @@ TEST(Process, TheTimeAtTheGateIsNotCountedAgainstTheChild) {
 TEST(Process, AChildStillTimesOutAfterTheGate) {
   Gate gate;
   ASSERT_GE(gate.parent, 0);
-  const auto r = run_process(gate.options("gate-then-hang", 300ms, [] { std::this_thread::sleep_for(400ms); }));
+  const auto r = run_process(gate.options("gate-then-hang", 300ms, [](int) {
+    std::this_thread::sleep_for(400ms);
+    return 'g';
+  }));
   EXPECT_EQ(r.status, ProcessResult::Status::timed_out);
   EXPECT_TRUE(r.gate_opened);
   EXPECT_GE(r.wall_ms, 690);  // the 300 ms of its own, after the 400 at the gate
@@ -178,12 +184,34 @@ TEST(Process, AChildThatEndsBeforeTheGateNeverOpensIt) {
   Gate gate;
   ASSERT_GE(gate.parent, 0);
   bool called = false;
-  const auto r = run_process(gate.options("exit3", 5s, [&] { called = true; }));
+  const auto r = run_process(gate.options("exit3", 5s, [&](int) {
+    called = true;
+    return 'g';
+  }));
   EXPECT_EQ(r.status, ProcessResult::Status::exited);
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_FALSE(called);
   EXPECT_FALSE(r.gate_opened);
   EXPECT_EQ(r.gate_ms, 0);
+}
+
+// Paired timing comes back to the gate after each round, with the round's figure, and is told
+// whether to go on ('g') or finish ('f').
+TEST(Process, AChildMayComeBackToTheGateAndReadsEachAnswer) {
+  Gate gate;
+  ASSERT_GE(gate.parent, 0);
+  std::vector<int> sent;
+  const auto r = run_process(gate.options("gate-rounds", 5s, [&](int fd) {
+    int round = 0;  // the first visit sends nothing along
+    if (!sent.empty() && read(fd, &round, sizeof round) != sizeof round) round = -1;
+    sent.push_back(round);
+    return sent.size() < 3 ? 'g' : 'f';
+  }));
+  EXPECT_EQ(r.status, ProcessResult::Status::exited) << r.error;
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "ggf\n");
+  EXPECT_EQ(sent, (std::vector<int>{0, 1, 2}));
+  EXPECT_TRUE(r.gate_opened);
 }
 
 TEST(Process, NonZeroExitIsReported) {

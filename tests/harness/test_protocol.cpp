@@ -122,6 +122,12 @@ TEST(Protocol, SpecRoundTripsAndIsValidated) {
   Spec short_args = s;
   short_args.args.pop_back();
   EXPECT_THROW((void)parse_spec(dump_spec(short_args)), ProtocolError);
+  // Rounds (paired timing) come back to the gate: a bench without one could not take turns.
+  Spec rounds = s;
+  rounds.rounds = true;
+  EXPECT_THROW((void)parse_spec(dump_spec(rounds)), ProtocolError);
+  rounds.gate = true;
+  EXPECT_TRUE(parse_spec(dump_spec(rounds)).rounds);
   // A buffer outside the shared file is refused before anything is mapped.
   s.sets[1][0].bytes = 4096;
   EXPECT_THROW((void)parse_spec(dump_spec(s)), ProtocolError);
@@ -165,6 +171,15 @@ TEST(Protocol, MalformedRepliesAreRefusedWithAReason) {
   j["phases"] = json::array();
   for (std::size_t i = 0; i <= kMaxPhases; ++i) j["phases"].push_back(json::array({"p", 1}));
   EXPECT_NE(refusal(j.dump()).find("not a short list"), std::string::npos) << refusal(j.dump());
+  // Rounds split the samples, each round at least one: the parent takes a median of each.
+  j = good;
+  j["samples_s"] = json::array({1e-3, 1e-3, 2e-3});
+  j["round_ends"] = json::array({1, 3});
+  EXPECT_EQ(refusal(j.dump()), "");
+  for (const json& ends : {json::array({1, 1}), json::array({2, 4}), json::array({0})}) {
+    j["round_ends"] = ends;
+    EXPECT_NE(refusal(j.dump()).find("'round_ends' does not split"), std::string::npos) << ends.dump();
+  }
   EXPECT_NE(refusal("{\"status\":").find("malformed reply"), std::string::npos);
   EXPECT_NE(refusal("[]").find("malformed reply"), std::string::npos);
   EXPECT_NE(refusal(std::string(kMaxReplyBytes + 1, ' ')).find("longer than the protocol allows"), std::string::npos);

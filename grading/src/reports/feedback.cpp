@@ -112,6 +112,7 @@ void write_speed(std::string& out, const ClassResults& results, const std::strin
                        throughput_text(*ref, md(t.unit)), three_digits(t.percent_of_peak * *ref / t.throughput));
   }
   out += "\n";
+  if (const std::string ratio = paired_ratio_text(t); !ratio.empty()) out += "Your time: " + md(ratio) + ".\n\n";
   if (const auto st = time_standing(results, student, a.exercise)) {
     const ExerciseStats s = exercise_stats(results, a.exercise);
     out +=

@@ -54,6 +54,7 @@ std::string test_output(const Attempt* a, double max) {
                          duration_text(t.reference_s));
     }
     out += "\n";
+    if (const std::string ratio = paired_ratio_text(t); !ratio.empty()) out += "Your time: " + ratio + "\n";
   } else if (passed(*a) && !a->speed_graded) {
     out += "\nSpeed not graded for this attempt.\n";
   }

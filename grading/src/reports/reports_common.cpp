@@ -147,8 +147,15 @@ std::string duration_text(double seconds) {
 std::string throughput_text(double value, const std::string& unit) { return three_digits(value) + " " + unit; }
 
 std::optional<double> speedup(const Timing& t) {
-  if (t.median_s <= 0 || t.reference_s <= 0) return std::nullopt;
-  return t.reference_s / t.median_s;
+  if (t.slowdown() <= 0) return std::nullopt;
+  return 1 / t.slowdown();
+}
+
+std::string paired_ratio_text(const Timing& t) {
+  if (t.rounds == 0) return {};
+  return fmt::format("{:.3f}× the reference solution's time (95 % interval {:.3f}–{:.3f}), from {} rounds timed in "
+                     "turn with it on the same GPU",
+                     t.ratio, t.ratio_low, t.ratio_high, t.rounds);
 }
 
 std::optional<double> reference_throughput(const Timing& t) {

@@ -43,6 +43,9 @@ std::string three_digits(double value);
 
 /// reference_s / median_s, or nothing when either is unknown.
 std::optional<double> speedup(const Timing& t);
+/// "1.532× the reference solution's time (95 % interval 1.521–1.540), from 8 rounds …"; empty
+/// for an attempt timed alone.
+std::string paired_ratio_text(const Timing& t);
 /// The reference solution's throughput (same work, its own time), or nothing when unknown.
 std::optional<double> reference_throughput(const Timing& t);
 /// The device's peak for this exercise's bound (bandwidth or FP32), from throughput and % of peak.

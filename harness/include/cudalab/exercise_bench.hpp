@@ -89,4 +89,44 @@ using BenchProgress = std::function<void(const std::string&)>;
 BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const std::filesystem::path& source,
                             const Peaks& peaks, const BenchOptions& options, const BenchProgress& progress = {});
 
+/// How long the submission and the reference solution take turns (time_against_reference): at
+/// least `min_rounds` pairs (the fewest whose median has a 95 % interval), then until that interval
+/// is within ±`ratio_target` of the ratio, at most `max_rounds` pairs or `time_cap_s` of turns.
+struct PairingPolicy {
+  std::size_t min_rounds = 6;
+  std::size_t max_rounds = 16;
+  double ratio_target = 0.01;
+  double time_cap_s = 20;
+};
+
+/// The submission's time over the reference solution's, from rounds timed in turn on one GPU: the
+/// median of the rounds' ratios and its 95 % interval (median_ci_ranks; [min, max] below six rounds).
+struct RatioEstimate {
+  double ratio = 0;        ///< 0: no round of both
+  double low = 0;          ///< the interval's ends
+  double high = 0;
+  std::size_t rounds = 0;  ///< pairs of rounds compared
+};
+
+/// The ratio of the round medians, round by round (`submission_rounds[k]` against
+/// `reference_rounds[k]`), as time_against_reference estimates it.
+RatioEstimate paired_ratio(const std::vector<double>& submission_rounds, const std::vector<double>& reference_rounds);
+
+/// What time_against_reference measured.
+struct PairedTiming {
+  BenchOutcome submission;             ///< as bench_exercise: its verdict and one measurement over every round
+  std::optional<double> reference_s;   ///< the reference solution's median over its rounds; none if it failed
+  RatioEstimate ratio;                 ///< rounds 0 when the reference solution did not run
+  std::string reference_failure;       ///< why there is no reference time
+};
+
+/// Grading's timing: the submission (`source`) and the reference solution (`reference`) at the
+/// large case, each in its own runner, timed in rounds taken in turn on the GPU (the reference's
+/// round, then the submission's), so that both see the GPU in the same state: clocks, temperature
+/// and neighbours change between the rounds of a pair far less than between two runs minutes apart.
+/// `options.policy` is one round's; before_timed_run and after_timed_run frame both runners' turns.
+PairedTiming time_against_reference(const Task& task, const Toolchain& toolchain, const std::filesystem::path& source,
+                                    const std::filesystem::path& reference, const Peaks& peaks,
+                                    const BenchOptions& options, const PairingPolicy& pairing = {});
+
 }  // namespace cudalab

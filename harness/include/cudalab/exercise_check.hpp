@@ -137,6 +137,10 @@ struct RunnerCall {
   /// a check right before the runner's process starts. Not called if the runner ends first.
   std::function<void()> before_run = {};
   std::vector<std::string> runner_prefix = {};  ///< CheckOptions::runner_prefix
+  /// A bench in rounds (protocol::Spec::rounds): called each time the runner is at its gate, in
+  /// place of `before_run`; from the second time on the gate's socket (its argument) holds the
+  /// round's median (a double) to read. Returns protocol::kGateGo or kGateFinish.
+  std::function<char(int gate_fd)> at_gate = {};
 };
 
 /// One byte the runner wrote on the clock pipe, and when the parent read it (seconds since the spawn).

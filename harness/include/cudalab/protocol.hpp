@@ -43,6 +43,10 @@ inline constexpr int kClockFd = 5;
 /// before it loads the module. The parent takes the GPU in between, so that starting a process and
 /// a context, the slowest part of a timed run, overlaps another submission's timing.
 inline constexpr int kGateFd = 6;
+/// Bench with Spec::rounds: the parent's answers at the gate. The runner comes back to the gate
+/// after each round of timed calls, sending the round's median (a double) after its ready byte.
+inline constexpr char kGateGo = 'g';      ///< time one (more) round
+inline constexpr char kGateFinish = 'f';  ///< no more rounds: the clock batches, then the reply
 /// The clock batches' marks: before the batch without solve, between the batches, after the batch
 /// with solve. Both batches do the same work between calls; only the second calls solve.
 inline constexpr char kClockMarks[3] = {'A', 'B', 'C'};
@@ -135,6 +139,10 @@ struct Spec {
   bool clock_batches = false;                        ///< bench: run the clock batches (kClockFd)
   bool kernel_traces = true;                         ///< bench: time the kernels alone in extra traced calls
   bool gate = false;                                 ///< bench: wait at the gate (kGateFd) before loading the module
+  /// Bench with `gate`: time in rounds of `policy` each, back at the gate after every round, until
+  /// the parent answers kGateFinish; so that two runners (a submission and the reference
+  /// solution) take turns on one GPU and their times are compared round by round.
+  bool rounds = false;
   Sandbox sandbox;                                   ///< what the runner locks down before loading the module
   /// Check: the module is the checked build (`--sanitize`); the runner turns the simulator's
   /// access checks on and names the harness's buffers to them.
@@ -367,6 +375,7 @@ struct Reply {
   std::optional<HostMemory> host_memory;   ///< how host buffers were held while timed (GPU only)
   std::size_t calls = 0;                   ///< bench: calls of solve in the timed loop, warm-ups included
   std::vector<std::size_t> witnessed;      ///< bench: the witness calls whose outputs were copied aside
+  std::vector<std::size_t> round_ends;     ///< bench with Spec::rounds: samples_s's size after each round
   std::size_t clock_calls = 0;             ///< bench: calls per clock batch (0: no batches ran)
   std::vector<Phase> phases;               ///< bench: the runner's phases, in order
   std::vector<OutOfBounds> out_of_bounds;  ///< guard zones that solve changed (device-pointer exercises)

@@ -26,8 +26,18 @@ CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& call, cons
   const double preparing_s = since();
   // A benchmark takes the GPU (before_run) at the runner's gate: once its process and context
   // exist, which costs the attempt timing now nothing. A check takes it before it starts.
-  const bool gated = call.before_run && spec.mode == protocol::Mode::bench;
+  const bool gated = (call.before_run || call.at_gate) && spec.mode == protocol::Mode::bench;
   spec.gate = gated;
+  spec.rounds = gated && call.at_gate;
+  std::function<char(int)> at_gate;
+  if (call.at_gate) {
+    at_gate = call.at_gate;
+  } else if (gated) {
+    at_gate = [&call](int) {
+      call.before_run();
+      return protocol::kGateGo;
+    };
+  }
   double waiting_s = 0;
   if (call.before_run && !gated) {
     call.before_run();
@@ -36,7 +46,7 @@ CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& call, cons
   std::optional<std::chrono::steady_clock::time_point> replied_at;  // the reply's line; then it exits
   const RunnerProcess run = spawn_runner(
       box, call, spec, shared, clock, 1, [&] { replied_at = replied_at.value_or(std::chrono::steady_clock::now()); },
-      gated ? call.before_run : nullptr);
+      at_gate);
   if (gated) waiting_s = run.p.gate_ms / 1000;
   const double running_s = since() - (gated ? waiting_s : 0);
   const double exiting_s =
@@ -57,7 +67,7 @@ CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& call, cons
   }
   if (call.time_split != nullptr) {
     call.time_split->push_back({"preparing", preparing_s});
-    if (call.before_run) call.time_split->push_back({"waiting for the GPU", waiting_s});
+    if (gated || call.before_run) call.time_split->push_back({"waiting for the GPU", waiting_s});
     double inside_s = 0;
     const std::vector<protocol::Phase> inside = result ? result->phases : std::vector<protocol::Phase>{};
     for (const auto& p : inside) inside_s += p.seconds;

@@ -219,11 +219,11 @@ std::string describe_bytes(double bytes) {
 
 /// Starts the runner on `spec` inside `box` and waits for it. `clock` (bench) gets the marks of
 /// the clock pipe; `on_reply` is called as each reply line arrives (check: one per case). With
-/// `at_gate` (bench, Spec::gate), the runner stops once it is ready to time, and `at_gate` runs
-/// before it goes on (kGateFd).
+/// `at_gate` (bench, Spec::gate), the runner stops once it is ready to time (and, in rounds, after
+/// each round), and `at_gate` runs before it goes on, its answer sent to the runner (kGateFd).
 RunnerProcess spawn_runner(const RunnerSandbox& box, const RunnerCall& call, const protocol::Spec& spec,
                            const SharedBuffers& shared, ParentClock* clock, std::size_t cases,
-                           const std::function<void()>& on_reply, const std::function<void()>& at_gate) {
+                           const std::function<void()>& on_reply, const std::function<char(int)>& at_gate) {
   int result_pipe[2];
   if (pipe2(result_pipe, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a pipe");
   ProcessOptions opts;

@@ -375,16 +375,22 @@ ProcessResult run_process(const ProcessOptions& options) {
     char ready = 0;
     const ssize_t n = read(gate_fd, &ready, 1);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
-    const int fd = std::exchange(gate_fd, -1);  // one gate per run; EOF: the child left without it
-    if (n != 1) return;
+    if (n != 1) {  // EOF: the child left, at the gate or without reaching it
+      gate_fd = -1;
+      return;
+    }
     const auto gate_start = Clock::now();
-    options.at_gate();
+    const char go = options.at_gate(gate_fd);
     const auto waited = Clock::now() - gate_start;
     at_gate += waited;
     last_line += waited;
     result.gate_ms = std::chrono::duration<double, std::milli>(at_gate).count();
-    const char go = 'g';
-    result.gate_opened = send(fd, &go, 1, MSG_NOSIGNAL) == 1;  // no SIGPIPE if the child has gone
+    // No SIGPIPE if the child has gone; it may come back to the gate (rounds).
+    if (send(gate_fd, &go, 1, MSG_NOSIGNAL) == 1) {
+      result.gate_opened = true;
+    } else {
+      gate_fd = -1;
+    }
   };
   // Waits up to timeout_ms for the pipes (and watch_fd, the pidfd) and reads what they have.
   // Returns false when there was nothing to read.

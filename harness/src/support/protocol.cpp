@@ -255,6 +255,7 @@ void to_json(json& j, const Spec& s) {
            {"clock_batches", s.clock_batches},
            {"kernel_traces", s.kernel_traces},
            {"gate", s.gate},
+           {"rounds", s.rounds},
            {"sandbox", s.sandbox},
            {"checks", s.checks},
            {"checked_sets", s.checked_sets},
@@ -349,6 +350,8 @@ void from_json(const json& j, Spec& s) {
   s.clock_batches = bool_field(j, "clock_batches");
   s.kernel_traces = bool_field(j, "kernel_traces");
   s.gate = bool_field(j, "gate");
+  s.rounds = j.contains("rounds") && bool_field(j, "rounds");
+  if (s.rounds && (!s.gate || s.mode != Mode::bench)) throw ProtocolError("rounds need a bench with a gate");
   s.sandbox = field(j, "sandbox").get<Sandbox>();
 }
 
@@ -474,6 +477,7 @@ void to_json(json& j, const Reply& r) {
            {"wall_s", r.wall_s},
            {"calls", r.calls},
            {"witnessed", r.witnessed},
+           {"round_ends", r.round_ends},
            {"clock_calls", r.clock_calls}};
   if (!r.phases.empty()) {
     json phases = json::array();
@@ -526,6 +530,14 @@ void from_json(const json& j, Reply& r) {
   r.wall_s = seconds_field(j, "wall_s", nullptr);
   r.calls = count_field(j, "calls");
   r.witnessed = list_field<std::size_t>(j, "witnessed");
+  r.round_ends = j.contains("round_ends") ? list_field<std::size_t>(j, "round_ends") : std::vector<std::size_t>{};
+  // Each round ends after the one before, within the samples: a round with no sample has no median.
+  for (std::size_t i = 0; i < r.round_ends.size(); ++i) {
+    const std::size_t begin = i == 0 ? 0 : r.round_ends[i - 1];
+    if (r.round_ends[i] <= begin || r.round_ends[i] > r.samples_s.size()) {
+      throw ProtocolError("field 'round_ends' does not split the samples into rounds");
+    }
+  }
   r.clock_calls = count_field(j, "clock_calls");
   r.phases.clear();
   if (j.contains("phases")) {

@@ -1,10 +1,17 @@
 #include "cudalab/exercise_bench.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <exception>
 #include <fstream>
 #include <future>
 #include <limits>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -201,7 +208,147 @@ std::string clock_disagreement(const protocol::Reply& reply, const ParentClock& 
   return {};
 }
 
+/// The rotating input sets of case `c`: each with its own data, so that no sample reads inputs
+/// the previous one left in a cache, and every set's result is re-checked afterwards. Set 0 has
+/// the inputs `check` gives this case under the same seed.
+void make_input_sets(const Task& task, const Case& c, const BenchOptions& options,
+                     std::vector<std::shared_ptr<const CaseData>>& data, InputSets& sets) {
+  for (std::size_t s = 0; s < std::max<std::size_t>(options.input_sets, 1); ++s) {
+    data.push_back(case_data(options.case_data, task, c, case_seed(options.seed, task.info(), c, s)));
+    sets.push_back(&data.back()->buffers);
+    const double bytes = static_cast<double>(set_bytes(*sets.back()));
+    if (s >= 1 && bytes * static_cast<double>(s + 2) > kInputSetBudgetBytes) break;
+  }
+}
+
+/// Why a timed run's figures are not believed (Verdict::impossible_speed or timing_mismatch),
+/// or nothing: physics first (a memoizing submission is fast, not forged), then the parent's own
+/// clock against the runner's report.
+std::optional<std::pair<Verdict, std::string>> unbelievable(const Task& task, const Case& c, const std::string& id,
+                                                            const std::string& backend, const Summary& summary,
+                                                            const Peaks& peaks, const protocol::Reply& reply,
+                                                            const ParentClock& clock) {
+  const bool host_pointers = task.info().pointers == PointerKind::host;
+  if (std::string why =
+          impossible(make_measurement(id, c, backend, task.cost(c), summary, peaks), c.precision, host_pointers);
+      !why.empty()) {
+    return std::pair{Verdict::impossible_speed, std::move(why)};
+  }
+  if (const std::string why =
+          clock_disagreement(reply, clock, fastest_possible_s(task.cost(c), peaks, c.precision, host_pointers));
+      !why.empty()) {
+    return std::pair{Verdict::timing_mismatch, fmt::format("{} at {}: {}", id, c.label(), why)};
+  }
+  return std::nullopt;
+}
+
+/// The medians of a bench reply's rounds (protocol::Reply::round_ends).
+std::vector<double> round_medians(const protocol::Reply& reply) {
+  std::vector<double> out;
+  std::size_t begin = 0;
+  for (const std::size_t end : reply.round_ends) {
+    out.push_back(median(std::vector<double>(reply.samples_s.begin() + static_cast<std::ptrdiff_t>(begin),
+                                             reply.samples_s.begin() + static_cast<std::ptrdiff_t>(end))));
+    begin = end;
+  }
+  return out;
+}
+
+constexpr int kReferenceRunner = 0;
+constexpr int kSubmissionRunner = 1;
+
+/// Two runners taking turns on one GPU, a round each: the reference solution's, then the
+/// submission's, until the ratio of their round medians is known well enough (PairingPolicy);
+/// then each runs its last steps (clock batches) alone. Called from both runners' waiting threads.
+class Alternation {
+ public:
+  Alternation(const PairingPolicy& policy, std::function<void()> take_gpu)
+      : policy_(policy), take_gpu_(std::move(take_gpu)) {}
+
+  /// Runner `who` is at its gate; from its second visit on, with its round's median to read from
+  /// `gate_fd`. Waits for its turn; returns kGateGo (a round) or kGateFinish (its last steps).
+  char at_gate(int who, int gate_fd) {
+    double round_s = 0;
+    const bool back = visits_[who]++ > 0;
+    if (back && read(gate_fd, &round_s, sizeof round_s) != sizeof round_s) round_s = 0;
+    std::unique_lock lock(mutex_);
+    if (back) {
+      running_ = -1;
+      if (!(round_s > 0) || !std::isfinite(round_s)) finishing_ = true;  // nothing to compare any more
+      medians_[who].push_back(round_s);
+      if (who == kSubmissionRunner) decide();
+      changed_.notify_all();
+    } else if (!gpu_taken_) {
+      if (take_gpu_) take_gpu_();
+      gpu_taken_ = true;
+      started_ = std::chrono::steady_clock::now();
+    }
+    changed_.wait(lock, [&] { return running_ < 0 && (turn_ == who || gone_[1 - who]); });
+    running_ = who;
+    turn_ = 1 - who;
+    // Alone, the other runner gone: nothing to pair with, its last steps.
+    return finishing_ || gone_[1 - who] ? protocol::kGateFinish : protocol::kGateGo;
+  }
+
+  /// Runner `who`'s process has ended (whenever, even before its gate): the GPU is the other's.
+  void left(int who) {
+    std::lock_guard lock(mutex_);
+    if (gone_[who]) return;
+    gone_[who] = true;
+    finishing_ = true;
+    if (running_ == who) running_ = -1;
+    changed_.notify_all();
+  }
+
+ private:
+  /// After a pair of rounds: enough rounds, or the ratio known to the target, or out of time.
+  void decide() {
+    const std::size_t pairs = std::min(medians_[0].size(), medians_[1].size());
+    std::vector<double> ratios;
+    for (std::size_t k = 0; k < pairs; ++k) ratios.push_back(medians_[1][k] / medians_[0][k]);
+    std::ranges::sort(ratios);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    if (pairs >= policy_.max_rounds || elapsed >= policy_.time_cap_s ||
+        (pairs >= policy_.min_rounds && median_ci_relative(ratios) <= policy_.ratio_target)) {
+      finishing_ = true;
+    }
+  }
+
+  PairingPolicy policy_;
+  std::function<void()> take_gpu_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::atomic<int> visits_[2] = {0, 0};
+  std::vector<double> medians_[2];
+  bool gone_[2] = {false, false};
+  bool finishing_ = false;
+  bool gpu_taken_ = false;
+  int running_ = -1;              ///< the runner timing now, or -1
+  int turn_ = kReferenceRunner;   ///< whose round is next
+  std::chrono::steady_clock::time_point started_;
+};
+
 }  // namespace
+
+RatioEstimate paired_ratio(const std::vector<double>& submission_rounds, const std::vector<double>& reference_rounds) {
+  RatioEstimate e;
+  std::vector<double> ratios;
+  for (std::size_t k = 0; k < std::min(submission_rounds.size(), reference_rounds.size()); ++k) {
+    if (submission_rounds[k] > 0 && reference_rounds[k] > 0) ratios.push_back(submission_rounds[k] / reference_rounds[k]);
+  }
+  e.rounds = ratios.size();
+  if (ratios.empty()) return e;
+  std::ranges::sort(ratios);
+  e.ratio = quantile_sorted(ratios, 0.5);
+  if (const auto ranks = median_ci_ranks(ratios.size())) {
+    e.low = ratios[ranks->lo];
+    e.high = ratios[ranks->hi];
+  } else {
+    e.low = ratios.front();
+    e.high = ratios.back();
+  }
+  return e;
+}
 
 int tf32_tensor_flops_per_sm(int cc_major, int cc_minor) {
   // Dense TF32 from NVIDIA's data sheets, per SM and clock (peak ÷ SMs ÷ boost clock): A100 1024,
@@ -338,13 +485,7 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
     const auto inputs_start = std::chrono::steady_clock::now();
     std::vector<std::shared_ptr<const CaseData>> data;
     InputSets sets;
-    for (std::size_t s = 0; s < std::max<std::size_t>(options.input_sets, 1); ++s) {
-      // Set 0 has the inputs `check` gives this case under the same seed.
-      data.push_back(case_data(options.case_data, task, c, case_seed(options.seed, task.info(), c, s)));
-      sets.push_back(&data.back()->buffers);
-      const double bytes = static_cast<double>(set_bytes(*sets.back()));
-      if (s >= 1 && bytes * static_cast<double>(s + 2) > kInputSetBudgetBytes) break;
-    }
+    make_input_sets(task, c, options, data, sets);
     auto expected_fn = [&](std::size_t set) -> const std::vector<Expected>& { return data.at(set)->expected.get(); };
 
     out.time_split.push_back(
@@ -369,21 +510,10 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
     }
     const Summary summary = summary_of(reply);
     // Timed in the submission's process: believed only if physics and the parent's own
-    // observations agree. Physics first: a memoizing submission is fast, not forged.
-    if (const std::string why =
-            impossible(make_measurement(id, c, backend_name(toolchain.backend()), task.cost(c), summary, peaks),
-                       c.precision, host_pointers);
-        !why.empty()) {
-      out.verdict = Verdict::impossible_speed;
-      out.message = why;
-      out.details = {"the time is not scored; docs/threat-model.md says what the checks are"};
-      return out;
-    }
-    if (const std::string why =
-            clock_disagreement(reply, clock, fastest_possible_s(task.cost(c), peaks, c.precision, host_pointers));
-        !why.empty()) {
-      out.verdict = Verdict::timing_mismatch;
-      out.message = fmt::format("{} at {}: {}", id, c.label(), why);
+    // observations agree.
+    if (auto why = unbelievable(task, c, id, backend_name(toolchain.backend()), summary, peaks, reply, clock)) {
+      out.verdict = why->first;
+      out.message = why->second;
       out.details = {"the time is not scored; docs/threat-model.md says what the checks are"};
       return out;
     }
@@ -466,6 +596,123 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
     }
     out.measurements.push_back(std::move(m));
     if (kernels_only) out.measurements.push_back(std::move(*kernels_only));
+  }
+  return out;
+}
+
+PairedTiming time_against_reference(const Task& task, const Toolchain& toolchain, const fs::path& source,
+                                    const fs::path& reference, const Peaks& peaks, const BenchOptions& options,
+                                    const PairingPolicy& pairing) {
+  PairedTiming out;
+  BenchOutcome& timed = out.submission;
+  timed.task = &task;
+  timed.source = source;
+  const std::string id = options.name.empty() ? task.info().id : options.name;
+  const CompileResult compiled = toolchain.compile(source);
+  if (!compiled.ok) {
+    timed.verdict = Verdict::compile_error;
+    timed.message = "the file does not compile";
+    timed.details = {compiled.diagnostics};
+    return out;
+  }
+  const CompileResult reference_module = toolchain.compile(reference);
+  const std::vector<Case> cases = cases_to_time(task, options.sizes);
+  if (cases.empty()) {
+    timed.verdict = Verdict::runner_error;
+    timed.message = id + " has no case to time";
+    return out;
+  }
+  Case c = cases.front();
+  c.precision = options.precision;
+  const auto inputs_start = std::chrono::steady_clock::now();
+  std::vector<std::shared_ptr<const CaseData>> data;
+  InputSets sets;
+  make_input_sets(task, c, options, data, sets);
+  auto expected_fn = [&](std::size_t set) -> const std::vector<Expected>& { return data.at(set)->expected.get(); };
+  timed.time_split.push_back(
+      {"inputs", std::chrono::duration<double>(std::chrono::steady_clock::now() - inputs_start).count()});
+
+  protocol::Spec spec;
+  spec.mode = protocol::Mode::bench;
+  spec.policy = options.policy;
+  spec.host_memory = options.page_locked_host ? protocol::HostMemory::page_locked : protocol::HostMemory::pageable;
+  spec.kernel_traces = false;
+  protocol::Spec submission_spec = spec;
+  submission_spec.clock_batches = true;  // the reference solution is trusted: no need to watch its clock
+  submission_spec.witnesses =
+      choose_witnesses(case_seed(options.seed, task.info(), c, kWitnessSeedSet), options.policy);
+
+  // The GPU is taken when the first runner is ready and given back when both have ended.
+  Alternation turns(pairing, options.before_timed_run);
+  const auto make_call = [&](const CompileResult& module, const protocol::Spec& s, int who,
+                             std::vector<protocol::Phase>* split) {
+    RunnerCall call{task, toolchain, module.module, c, s, options.timeout, 1 << 20, options.visible_devices,
+                    [&turns, who] { turns.left(who); }, split};
+    call.at_gate = [&turns, who](int gate_fd) { return turns.at_gate(who, gate_fd); };
+    return call;
+  };
+  protocol::Reply reference_reply;
+  std::optional<CaseResult> reference_result;
+  std::exception_ptr reference_fault;
+  std::thread reference_thread;
+  if (reference_module.ok) {
+    reference_thread = std::thread([&] {
+      try {
+        reference_result = call_runner(make_call(reference_module, spec, kReferenceRunner, nullptr), sets,
+                                       expected_fn, &reference_reply);
+      } catch (...) {
+        reference_fault = std::current_exception();
+      }
+      turns.left(kReferenceRunner);
+    });
+  } else {
+    turns.left(kReferenceRunner);
+    out.reference_failure = "the reference solution does not compile";
+  }
+  protocol::Reply reply;
+  ParentClock clock;
+  std::optional<CaseResult> result;
+  std::exception_ptr fault;
+  try {
+    result = call_runner(make_call(compiled, submission_spec, kSubmissionRunner, &timed.time_split), sets,
+                         expected_fn, &reply, &clock);
+  } catch (...) {
+    fault = std::current_exception();
+  }
+  turns.left(kSubmissionRunner);
+  if (reference_thread.joinable()) reference_thread.join();
+  if (options.after_timed_run) options.after_timed_run();
+  if (fault) std::rethrow_exception(fault);
+  if (reference_fault) std::rethrow_exception(reference_fault);
+
+  const CaseResult& r = *result;
+  const bool unmet_but_right = r.verdict == Verdict::requirement_unmet && options.measure_unmet_requirements;
+  if (r.verdict != Verdict::passed && !unmet_but_right) {
+    timed.verdict = r.verdict;
+    timed.message = r.message;
+    timed.details = r.details;
+    timed.details.insert(timed.details.end(), r.hints.begin(), r.hints.end());
+    return out;
+  }
+  const Summary summary = summary_of(reply);
+  if (auto why = unbelievable(task, c, id, backend_name(toolchain.backend()), summary, peaks, reply, clock)) {
+    timed.verdict = why->first;
+    timed.message = why->second;
+    timed.details = {"the time is not scored; docs/threat-model.md says what the checks are"};
+    return out;
+  }
+  Peaks row_peaks = peaks;
+  row_peaks.tf32 = c.precision == Precision::tf32;
+  row_peaks.host_link = task.info().pointers == PointerKind::host;
+  Measurement m = make_measurement(id, c, backend_name(toolchain.backend()), task.cost(c), summary, row_peaks);
+  m.notes.push_back(describe_launches(reply.records));
+  timed.measurements.push_back(std::move(m));
+  if (reference_result && reference_result->verdict == Verdict::passed && !reference_reply.samples_s.empty()) {
+    out.reference_s = summary_of(reference_reply).median;
+    out.ratio = paired_ratio(round_medians(reply), round_medians(reference_reply));
+  } else if (out.reference_failure.empty()) {
+    out.reference_failure = "the reference solution failed here: " +
+                            (reference_result ? reference_result->message : std::string("it did not run"));
   }
   return out;
 }

@@ -23,7 +23,7 @@ namespace cudalab::grading {
 
 /// The gradebook's schema version. A version 1 file is migrated when opened (version 2 adds
 /// runs.rubric_hash); a file of any other version is refused, not misread.
-inline constexpr int kGradebookSchemaVersion = 2;
+inline constexpr int kGradebookSchemaVersion = 3;
 
 /// A gradebook that cannot be used (not SQLite, another schema, unwritable): one line.
 struct GradebookError : std::runtime_error {

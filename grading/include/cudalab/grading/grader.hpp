@@ -26,7 +26,7 @@ struct GradeOptions {
   std::vector<std::string> only;              ///< grade these students only (the others' rows stay as they are)
   std::string backend = "auto";               ///< auto, gpu or sim
   std::chrono::milliseconds timeout{20'000};  ///< per check
-  double time_cap_s = 1;                      ///< per timed kernel, on a GPU
+  double time_cap_s = 1;                      ///< per timed kernel, on a GPU: a quarter per round, 4× for all rounds
   std::string command;                        ///< the command line, for the gradebook's run record
   /// The class's seed when the gradebook is created (to replay a grading); default: drawn at random
   /// and kept secret in the gradebook.

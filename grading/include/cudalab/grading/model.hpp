@@ -3,6 +3,7 @@
 // attempts; every report reads a ClassResults, never the database itself.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -30,6 +31,19 @@ struct Timing {
   double throughput = 0;       ///< GB/s or GFLOP/s
   std::string unit;            ///< "GB/s" or "GFLOP/s"
   double percent_of_peak = 0;  ///< of the device's bandwidth or FP32 peak
+  /// Paired timing (rounds > 0): the median of the rounds' ratios of the submission's time to the
+  /// reference's, timed in turn on one GPU, and its 95 % interval. Speed points follow `ratio`.
+  double ratio = 0;
+  double ratio_low = 0;
+  double ratio_high = 0;
+  std::size_t rounds = 0;
+
+  /// The submission's time over the reference's: the paired ratio, or for an attempt timed alone
+  /// (before paired timing) the ratio of the medians; 0 when unknown.
+  [[nodiscard]] double slowdown() const {
+    if (rounds > 0 && ratio > 0) return ratio;
+    return reference_s > 0 && median_s > 0 ? median_s / reference_s : 0;
+  }
 };
 
 /// Points of one attempt, as the rubric gave them.

@@ -63,10 +63,11 @@ struct ProcessOptions {
   std::function<void()> on_result_line;
   /// A gate the child stops at, both set or neither: the parent end of a socket (socketpair) on which the
   /// child sends one byte once it is ready. run_process then calls `at_gate` on the waiting thread
-  /// (it may block: that time does not count against `timeout`) and sends one byte back to let the
-  /// child on. The child may end without reaching the gate; `at_gate` is then never called.
+  /// (it may block: that time does not count against `timeout`; it may read more bytes the child
+  /// sent with it) and sends the byte `at_gate` returns to let the child on. The child may come
+  /// back to the gate (rounds), or end without reaching it; `at_gate` is then never called.
   int gate_fd = -1;
-  std::function<void()> at_gate;             ///< called when the child reaches the gate (see gate_fd)
+  std::function<char(int gate_fd)> at_gate;  ///< called each time the child reaches the gate (see gate_fd)
   std::size_t max_output_bytes = 1 << 20;    ///< stdout+stderr beyond this: the child is killed
   std::size_t kept_output_bytes = 16 << 10;  ///< how much of the output is kept for the report
   std::size_t max_result_bytes = 1 << 20;    ///< result_fd beyond this: the child is killed, result_overflow set

@@ -74,3 +74,20 @@ for d, s, e, x, y in sorted(cells, reverse=True)[:15]:
 wa, wb = (float(open(p).read()) for p in sys.argv[3:5])
 print(f"end to end: {wa:.1f} s against {wb:.1f} s: {wa / wb:.2f}×")
 EOF
+
+# How well each paired ratio was known: its 95 % interval's half-width and the rounds it took.
+python3 - "$out/a/gradebook.sqlite" "$out/b/gradebook.sqlite" <<'EOF'
+import sqlite3, statistics, sys
+for path in sys.argv[1:]:
+    rows = sqlite3.connect(path).execute(
+        "SELECT exercise, ratio, ratio_low, ratio_high, ratio_rounds FROM attempts WHERE ratio_rounds > 0").fetchall()
+    if not rows:
+        print(f"{path}: no paired timing")
+        continue
+    widths = sorted(100 * (hi - lo) / 2 / r for _, r, lo, hi, _ in rows)
+    rounds = [k for *_, k in rows]
+    within = sum(1 for w in widths if w <= 1.0 + 1e-9)
+    print(f"{path.split('/')[-2]}: {len(rows)} timed attempts, interval ±{statistics.median(widths):.2f} % (median), "
+          f"±{widths[-1]:.2f} % (widest), {within} within ±1 %; rounds {min(rounds)}–{max(rounds)}, "
+          f"median {statistics.median(rounds):g}")
+EOF

@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <cstdlib>
-#include <deque>
 #include <ctime>
 #include <exception>
 #include <functional>
@@ -537,21 +535,19 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
     p.timing = seconds_since(timing_start);
   };
 
-  // A timed run needs its GPU alone, and taking a GPU that checks use would leave every other
-  // worker waiting for the checks in flight to drain. With one GPU: every check first, then the
-  // timing. With more: the last GPU times the attempts checked so far while the others serve the
-  // checks (which are mostly CPU work), then every GPU times what is left.
+  // Checks first, all of them, then the timing: a timed run needs its GPU alone, and starting one
+  // between checks would leave every other worker waiting for the checks in flight to drain.
+  // Timing on one GPU while the checks run on the others was tried (two H100s, 2026-11-27): with
+  // every core busy, the clock batches of honest 05_reduce runs were refused as untrusted (2 to 5
+  // of 7 attempts), even with the checks kept off the timing's cores; docs/performance.md.
   std::vector<Pending> pending(jobs.size());
-  std::mutex ready_lock;
-  std::condition_variable ready_changed;
-  std::deque<std::size_t> ready;  // checked, to be timed, in the order their checks ended
-  bool checks_over = false;
-  std::size_t timed_count = 0;
+  std::vector<std::size_t> to_time;
+  std::mutex to_time_lock;
   // A set-up fault (SetupError: the cache, the compiler, the disk, the sandbox) stops every worker
   // after the attempt in hand and leaves the class: the attempts recorded so far stay, the rest
   // are graded by --resume once the machine is fixed, and nobody's row blames their file.
   std::atomic<bool> stopping{false};
-  const auto run_workers = [&stopping, &ready_changed](unsigned count, const std::function<void()>& work) {
+  const auto run_workers = [&stopping](unsigned count, const std::function<void()>& work) {
     std::exception_ptr fault;
     std::mutex fault_lock;
     std::vector<std::thread> threads;
@@ -561,7 +557,6 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
           work();
         } catch (...) {
           stopping = true;
-          ready_changed.notify_all();
           std::lock_guard lock(fault_lock);
           if (!fault) fault = std::current_exception();
         }
@@ -570,88 +565,33 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
     for (auto& t : threads) t.join();
     if (fault) std::rethrow_exception(fault);
   };
-  // The next attempt to time, or nothing once the checks are over and none is left.
-  const auto next_to_time = [&]() -> std::optional<std::size_t> {
-    std::unique_lock lock(ready_lock);
-    ready_changed.wait(lock, [&] { return !ready.empty() || checks_over || stopping; });
-    if (ready.empty() || stopping) return std::nullopt;
-    const std::size_t k = ready.front();
-    ready.pop_front();
-    return k;
-  };
-  const auto time_on = [&](std::size_t gpu) {
-    while (const auto k = next_to_time()) {
-      time_one(pending[*k], gpu);
-      finish(pending[*k]);
-    }
-  };
   unsigned workers = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   workers = std::min<unsigned>(workers, std::max<std::size_t>(jobs.size(), 1));
-  const unsigned timing_per_gpu = timing_workers_per_gpu(devices.size());
-  const bool time_beside_checks = on_gpu && devices.size() >= 2;
-  const std::size_t timing_gpu = devices.size() - 1;
-  std::optional<Clock::time_point> timing_start;
-  std::exception_ptr early_fault;
-  std::thread early_timing;
-  if (time_beside_checks) {
-    gpus.keep_for_timing(timing_gpu, true);
-    timing_start = Clock::now();
-    early_timing = std::thread([&] {
-      try {
-        run_workers(timing_per_gpu, [&] { time_on(timing_gpu); });
-      } catch (...) {
-        early_fault = std::current_exception();
-      }
-    });
-  }
-  const auto end_checks = [&] {
-    {
-      std::lock_guard lock(ready_lock);
-      checks_over = true;
-    }
-    ready_changed.notify_all();
-  };
   const auto check_phase_start = Clock::now();
-  try {
-    run_workers(workers, [&] {
-      for (std::size_t i = next++; i < jobs.size() && !stopping; i = next++) {
-        if (check_one(jobs[i], pending[i])) {
-          {
-            std::lock_guard lock(ready_lock);
-            ready.push_back(i);
-            ++timed_count;
-          }
-          ready_changed.notify_one();
-        } else {
-          finish(pending[i]);
-        }
+  run_workers(workers, [&] {
+    for (std::size_t i = next++; i < jobs.size() && !stopping; i = next++) {
+      if (check_one(jobs[i], pending[i])) {
+        std::lock_guard lock(to_time_lock);
+        to_time.push_back(i);
+      } else {
+        finish(pending[i]);
       }
-    });
-  } catch (...) {
-    end_checks();
-    if (early_timing.joinable()) early_timing.join();
-    throw;
-  }
+    }
+  });
   summary.check_phase_s = seconds_since(check_phase_start);
   summary.check_workers = workers;
-  end_checks();
-  if (time_beside_checks) gpus.keep_for_timing(timing_gpu, false);
-  if (!timing_start) timing_start = Clock::now();
-  {
-    // Every GPU not timing already; with one GPU, that one.
-    const std::size_t others = time_beside_checks ? devices.size() - 1 : devices.size();
-    std::atomic<unsigned> timing_worker{0};
-    std::exception_ptr late_fault;
-    try {
-      run_workers(static_cast<unsigned>(timing_per_gpu * others), [&] { time_on(timing_worker++ % others); });
-    } catch (...) {
-      late_fault = std::current_exception();
+  std::ranges::sort(to_time);  // in the order of the class, whichever check ended first
+  const auto timing_phase_start = Clock::now();
+  std::atomic<std::size_t> next_timed{0};
+  std::atomic<unsigned> timing_worker{0};
+  run_workers(static_cast<unsigned>(timing_workers_per_gpu(devices.size()) * devices.size()), [&] {
+    const std::size_t gpu = timing_worker++ % devices.size();
+    for (std::size_t k = next_timed++; k < to_time.size() && !stopping; k = next_timed++) {
+      time_one(pending[to_time[k]], gpu);
+      finish(pending[to_time[k]]);
     }
-    if (early_timing.joinable()) early_timing.join();
-    if (late_fault) std::rethrow_exception(late_fault);
-    if (early_fault) std::rethrow_exception(early_fault);
-  }
-  summary.timing_phase_s = timed_count > 0 ? seconds_since(*timing_start) : 0;
+  });
+  summary.timing_phase_s = seconds_since(timing_phase_start);
 
   summary.sandbox_line = describe_sandbox(toolchain.backend(), options.timeout);
   summary.compile_s = compile_s;

@@ -138,18 +138,10 @@ void GpuPool::release(std::size_t gpu, bool alone) {
   changed_.notify_all();
 }
 
-void GpuPool::keep_for_timing(std::size_t gpu, bool timing_only) {
-  {
-    std::lock_guard lock(mutex_);
-    gpus_.at(gpu).timing_only = timing_only;
-  }
-  changed_.notify_all();
-}
-
 std::optional<std::size_t> GpuPool::fewest_checks() const {
   std::optional<std::size_t> best;
   for (std::size_t g = 0; g < gpus_.size(); ++g) {
-    if (gpus_[g].alone || gpus_[g].reserved || gpus_[g].timing_only) continue;
+    if (gpus_[g].alone || gpus_[g].reserved) continue;
     if (!best || gpus_[g].checks < gpus_[*best].checks) best = g;
   }
   return best;

@@ -1,4 +1,6 @@
 // The compiled-module cache: content keys, and age-based eviction that goes by last use.
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -78,6 +80,47 @@ TEST(ModuleCache, AHitCountsAsAUse) {
   EXPECT_TRUE(r.ok && r.cached);
   EXPECT_FALSE(compiled);
   EXPECT_LT(fs::file_time_type::clock::now() - fs::last_write_time(dir / (key + ".so")), std::chrono::hours(1));
+  fs::remove_all(dir);
+}
+
+// Two compiles of one source at once (two students handing in the same file, the reference
+// solution timed beside several submissions): the module stored first stays, never replaced under
+// a runner whose sandbox allows that file as it was.
+TEST(ModuleCache, AModuleStoredMeanwhileIsKeptNotReplaced) {
+  const fs::path dir = fresh_dir("race");
+  const std::string key = content_key({"race"});
+  const fs::path module = dir / (key + ".so");
+  const auto succeed = [](const fs::path& output, const std::string& text) {
+    std::ofstream(output) << text;
+    ProcessResult p;
+    p.status = ProcessResult::Status::exited;
+    p.exit_code = 0;
+    return p;
+  };
+  ino_t stored_first = 0;
+  const CompileResult outer = cached_compile(dir, key, [&](const fs::path& output, std::string&) {
+    // While this compile runs, another one of the same source ends and stores its module.
+    const CompileResult inner =
+        cached_compile(dir, key, [&](const fs::path& out, std::string&) { return succeed(out, "first"); });
+    EXPECT_TRUE(inner.ok && !inner.cached);
+    struct stat st {};
+    EXPECT_EQ(stat(module.c_str(), &st), 0);
+    stored_first = st.st_ino;
+    return succeed(output, "second");
+  });
+  ASSERT_TRUE(outer.ok);
+  EXPECT_EQ(outer.module, module);
+  struct stat st {};
+  ASSERT_EQ(stat(module.c_str(), &st), 0);
+  EXPECT_EQ(st.st_ino, stored_first) << "the module a runner may be loading was replaced";
+  std::ifstream in(module);
+  std::string text;
+  in >> text;
+  EXPECT_EQ(text, "first");
+  // No temporary file is left behind.
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) files += e.path().extension() == ".so" ? 1 : 0;
+  EXPECT_EQ(files, 1u);
   fs::remove_all(dir);
 }
 

@@ -278,10 +278,17 @@ class Alternation {
       medians_[who].push_back(round_s);
       if (who == kSubmissionRunner) decide();
       changed_.notify_all();
-    } else if (!gpu_taken_) {
-      if (take_gpu_) take_gpu_();
-      gpu_taken_ = true;
-      started_ = std::chrono::steady_clock::now();
+    } else {
+      // The GPU is taken once both runners are ready (or one is gone): not while the other still
+      // starts its process and context.
+      arrived_[who] = true;
+      changed_.notify_all();
+      changed_.wait(lock, [&] { return arrived_[1 - who] || gone_[1 - who]; });
+      if (!gpu_taken_) {
+        if (take_gpu_) take_gpu_();
+        gpu_taken_ = true;
+        started_ = std::chrono::steady_clock::now();
+      }
     }
     changed_.wait(lock, [&] { return running_ < 0 && (turn_ == who || gone_[1 - who]); });
     running_ = who;
@@ -321,6 +328,7 @@ class Alternation {
   std::atomic<int> visits_[2] = {0, 0};
   std::vector<double> medians_[2];
   bool gone_[2] = {false, false};
+  bool arrived_[2] = {false, false};  ///< at its first gate
   bool finishing_ = false;
   bool gpu_taken_ = false;
   int running_ = -1;              ///< the runner timing now, or -1

@@ -44,16 +44,12 @@ class GpuPool {
   void take_alone(std::size_t gpu);
   /// Gives back what share() (`alone` false) or take_alone() (`alone` true) gave.
   void release(std::size_t gpu, bool alone);
-  /// Keeps GPU `gpu` for timed runs only (no check is given it) while `timing_only`: grading
-  /// times on it while the other GPUs serve the checks.
-  void keep_for_timing(std::size_t gpu, bool timing_only);
 
  private:
   struct State {
-    int checks = 0;             ///< checks running on it
-    bool alone = false;         ///< a timed run has it
-    bool reserved = false;      ///< a worker waits to time on it: no new checks
-    bool timing_only = false;   ///< keep_for_timing(): no checks at all
+    int checks = 0;         ///< checks running on it
+    bool alone = false;     ///< a timed run has it
+    bool reserved = false;  ///< a worker waits to time on it: no new checks
   };
   [[nodiscard]] std::optional<std::size_t> fewest_checks() const;
 

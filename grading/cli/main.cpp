@@ -163,7 +163,10 @@ int main(int argc, char** argv) {
   grade_cmd->add_option("--shard", shard_text,
                         "Grade only shard K of N (0-based, K/N: $SLURM_ARRAY_TASK_ID/N in a Slurm array), chosen by a "
                         "stable hash of the student's name; needs --seed-file. Join the shards with `cudalab merge`");
-  grade_cmd->add_option("--time-cap", grade.time_cap_s, "Seconds of timing per kernel on a GPU: a quarter per round; the rounds of the kernel and of the reference solution, timed in turn, take at most four times it")
+  grade_cmd
+      ->add_option("--time-cap", grade.time_cap_s,
+                   "Seconds of timing per kernel on a GPU: a quarter per round; the rounds of the kernel and of the "
+                   "reference solution, timed in turn, take at most four times it")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
 

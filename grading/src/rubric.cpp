@@ -226,9 +226,9 @@ Score Rubric::score(const Attempt& a) const {
     }
     s.performance = speed_points * fraction;
     const Timing& t = *a.timing;
-    const std::string known =
-        t.rounds > 0 ? fmt::format(" ({:.3f}–{:.3f}, {} rounds timed in turn with it)", t.ratio_low, t.ratio_high, t.rounds)
-                     : "";
+    const std::string known = t.rounds > 0 ? fmt::format(" ({:.3f}–{:.3f}, {} rounds timed in turn with it)",
+                                                         t.ratio_low, t.ratio_high, t.rounds)
+                                           : "";
     s.notes.push_back(
         fmt::format("speed: {:.3f}× the reference solution's time{} (full marks up to {:g}×): {:.4g} of "
                     "{:g} points",

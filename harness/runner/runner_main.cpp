@@ -826,8 +826,8 @@ class Run {
         double median = 0;
         if (reply.samples_s.size() > begin) {
           reply.round_ends.push_back(reply.samples_s.size());
-          median = cudalab::median(std::vector<double>(reply.samples_s.begin() + static_cast<std::ptrdiff_t>(begin),
-                                                       reply.samples_s.end()));
+          median = cudalab::median(
+              std::vector<double>(reply.samples_s.begin() + static_cast<std::ptrdiff_t>(begin), reply.samples_s.end()));
         }
         if (!back_at_gate(median)) break;
       }
@@ -840,7 +840,6 @@ class Run {
     // Device-pointer exercises: the kernels' own time from a few traced calls apart from the
     // timed ones, as a profiler would report it (no launch gaps, no host work in solve).
     if (device_pointers && spec_.kernel_traces && !reply.samples_s.empty()) {
-
       constexpr std::size_t kTracedCalls = 20;
       const double budget_s = std::max(1.0, 0.2 * policy.time_cap_s);
       const auto phase_start = Clock::now();

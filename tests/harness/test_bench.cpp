@@ -319,6 +319,16 @@ TEST(PairedTiming, TheRatioIsTheMedianOfTheRoundsWithA95PercentInterval) {
   EXPECT_EQ(paired_ratio({}, {1}).rounds, 0u);
 }
 
+// A submission that leaves kernels running between its rounds slows the reference's next round,
+// and so its own ratio: the reference's first round, timed before any of its code, gives it away.
+TEST(PairedTiming, AReferenceSlowedOnceTheSubmissionRanIsNotBelieved) {
+  EXPECT_EQ(reference_slowed({1.0, 1.02, 0.99, 1.05, 1.01, 1.0}), "");  // noise
+  EXPECT_EQ(reference_slowed({1.2, 1.0, 1.0, 1.0}), "");                // a cold first round
+  EXPECT_EQ(reference_slowed({1.0}), "");
+  const std::string why = reference_slowed({1e-3, 2e-3, 1.9e-3, 2.1e-3, 1e-3});
+  EXPECT_NE(why.find("took 95 % longer once the submission had run"), std::string::npos) << why;
+}
+
 TEST(Bench, SizesSelectCheckedCasesOrSquareOnes) {
   const Task& matmul = *find_task("03_matmul");
   const auto large = cases_to_time(matmul, {});

@@ -136,8 +136,7 @@ struct Gate {
     }
   }
   ~Gate() { close(parent); }
-  ProcessOptions options(const std::string& mode, std::chrono::milliseconds timeout,
-                         std::function<char(int)> at_gate) {
+  ProcessOptions options(const std::string& mode, std::chrono::milliseconds timeout, std::function<char(int)> at_gate) {
     ProcessOptions opts;
     opts.argv = {CUDALAB_TEST_CHILD, mode};
     opts.timeout = timeout;

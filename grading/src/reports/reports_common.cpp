@@ -153,9 +153,10 @@ std::optional<double> speedup(const Timing& t) {
 
 std::string paired_ratio_text(const Timing& t) {
   if (t.rounds == 0) return {};
-  return fmt::format("{:.3f}× the reference solution's time (95 % interval {:.3f}–{:.3f}), from {} rounds timed in "
-                     "turn with it on the same GPU",
-                     t.ratio, t.ratio_low, t.ratio_high, t.rounds);
+  return fmt::format(
+      "{:.3f}× the reference solution's time (95 % interval {:.3f}–{:.3f}), from {} rounds timed in "
+      "turn with it on the same GPU",
+      t.ratio, t.ratio_low, t.ratio_high, t.rounds);
 }
 
 std::optional<double> reference_throughput(const Timing& t) {

@@ -93,18 +93,18 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
 /// least `min_rounds` pairs (the fewest whose median has a 95 % interval), then until that interval
 /// is within ±`ratio_target` of the ratio, at most `max_rounds` pairs or `time_cap_s` of turns.
 struct PairingPolicy {
-  std::size_t min_rounds = 6;
-  std::size_t max_rounds = 16;
-  double ratio_target = 0.01;
-  double time_cap_s = 20;
+  std::size_t min_rounds = 6;   ///< pairs of rounds before the interval may stop it
+  std::size_t max_rounds = 16;  ///< pairs of rounds at most
+  double ratio_target = 0.01;   ///< stop once the ratio's 95 % interval is within ± this share of it
+  double time_cap_s = 20;       ///< seconds of turns at most, from the first round
 };
 
 /// The submission's time over the reference solution's, from rounds timed in turn on one GPU: the
 /// median of the rounds' ratios and its 95 % interval (median_ci_ranks; [min, max] below six rounds).
 struct RatioEstimate {
   double ratio = 0;        ///< 0: no round of both
-  double low = 0;          ///< the interval's ends
-  double high = 0;
+  double low = 0;          ///< the interval's lower end
+  double high = 0;         ///< the interval's upper end
   std::size_t rounds = 0;  ///< pairs of rounds compared
 };
 
@@ -112,12 +112,18 @@ struct RatioEstimate {
 /// `reference_rounds[k]`), as time_against_reference estimates it.
 RatioEstimate paired_ratio(const std::vector<double>& submission_rounds, const std::vector<double>& reference_rounds);
 
+/// Why paired timing is not believed: the reference solution's rounds after the first (timed
+/// before any of the submission's code ran) are, in their median, more than a quarter slower than
+/// the first, as when a submission leaves kernels running on the GPU between its rounds. Empty
+/// when they are not.
+std::string reference_slowed(const std::vector<double>& reference_rounds);
+
 /// What time_against_reference measured.
 struct PairedTiming {
-  BenchOutcome submission;             ///< as bench_exercise: its verdict and one measurement over every round
-  std::optional<double> reference_s;   ///< the reference solution's median over its rounds; none if it failed
-  RatioEstimate ratio;                 ///< rounds 0 when the reference solution did not run
-  std::string reference_failure;       ///< why there is no reference time
+  BenchOutcome submission;            ///< as bench_exercise: its verdict and one measurement over every round
+  std::optional<double> reference_s;  ///< the reference solution's median over its rounds; none if it failed
+  RatioEstimate ratio;                ///< rounds 0 when the reference solution did not run
+  std::string reference_failure;      ///< why there is no reference time
 };
 
 /// Grading's timing: the submission (`source`) and the reference solution (`reference`) at the

@@ -143,7 +143,7 @@ struct Spec {
   /// the parent answers kGateFinish; so that two runners (a submission and the reference
   /// solution) take turns on one GPU and their times are compared round by round.
   bool rounds = false;
-  Sandbox sandbox;                                   ///< what the runner locks down before loading the module
+  Sandbox sandbox;  ///< what the runner locks down before loading the module
   /// Check: the module is the checked build (`--sanitize`); the runner turns the simulator's
   /// access checks on and names the harness's buffers to them.
   bool checks = false;

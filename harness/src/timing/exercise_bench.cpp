@@ -254,6 +254,11 @@ std::vector<double> round_medians(const protocol::Reply& reply) {
   return out;
 }
 
+/// How much slower the reference solution's rounds may be, once the submission has run, than its
+/// first round (timed before any of the submission's code): more, and the submission is taken to
+/// have left work on the GPU to slow the reference (docs/threat-model.md).
+constexpr double kReferenceSlowdownAllowed = 1.25;
+
 constexpr int kReferenceRunner = 0;
 constexpr int kSubmissionRunner = 1;
 
@@ -331,8 +336,8 @@ class Alternation {
   bool arrived_[2] = {false, false};  ///< at its first gate
   bool finishing_ = false;
   bool gpu_taken_ = false;
-  int running_ = -1;              ///< the runner timing now, or -1
-  int turn_ = kReferenceRunner;   ///< whose round is next
+  int running_ = -1;             ///< the runner timing now, or -1
+  int turn_ = kReferenceRunner;  ///< whose round is next
   std::chrono::steady_clock::time_point started_;
 };
 
@@ -342,7 +347,8 @@ RatioEstimate paired_ratio(const std::vector<double>& submission_rounds, const s
   RatioEstimate e;
   std::vector<double> ratios;
   for (std::size_t k = 0; k < std::min(submission_rounds.size(), reference_rounds.size()); ++k) {
-    if (submission_rounds[k] > 0 && reference_rounds[k] > 0) ratios.push_back(submission_rounds[k] / reference_rounds[k]);
+    if (submission_rounds[k] > 0 && reference_rounds[k] > 0)
+      ratios.push_back(submission_rounds[k] / reference_rounds[k]);
   }
   e.rounds = ratios.size();
   if (ratios.empty()) return e;
@@ -356,6 +362,18 @@ RatioEstimate paired_ratio(const std::vector<double>& submission_rounds, const s
     e.high = ratios.back();
   }
   return e;
+}
+
+std::string reference_slowed(const std::vector<double>& reference_rounds) {
+  if (reference_rounds.size() < 2 || !(reference_rounds.front() > 0)) return {};
+  // Round 0 ran before any code of the submission (its module loads after its first gate).
+  const double before = reference_rounds.front();
+  const double after = median(std::span(reference_rounds).subspan(1));
+  if (after <= kReferenceSlowdownAllowed * before) return {};
+  return fmt::format(
+      "the reference solution's rounds took {:.0f} % longer once the submission had run ({} against {} before): "
+      "something of the submission's kept the GPU busy between its rounds",
+      100 * (after / before - 1), format_seconds(after), format_seconds(before));
 }
 
 int tf32_tensor_flops_per_sm(int cc_major, int cc_minor) {
@@ -654,8 +672,16 @@ PairedTiming time_against_reference(const Task& task, const Toolchain& toolchain
   Alternation turns(pairing, options.before_timed_run);
   const auto make_call = [&](const CompileResult& module, const protocol::Spec& s, int who,
                              std::vector<protocol::Phase>* split) {
-    RunnerCall call{task, toolchain, module.module, c, s, options.timeout, 1 << 20, options.visible_devices,
-                    [&turns, who] { turns.left(who); }, split};
+    RunnerCall call{task,
+                    toolchain,
+                    module.module,
+                    c,
+                    s,
+                    options.timeout,
+                    1 << 20,
+                    options.visible_devices,
+                    [&turns, who] { turns.left(who); },
+                    split};
     call.at_gate = [&turns, who](int gate_fd) { return turns.at_gate(who, gate_fd); };
     return call;
   };
@@ -666,8 +692,8 @@ PairedTiming time_against_reference(const Task& task, const Toolchain& toolchain
   if (reference_module.ok) {
     reference_thread = std::thread([&] {
       try {
-        reference_result = call_runner(make_call(reference_module, spec, kReferenceRunner, nullptr), sets,
-                                       expected_fn, &reference_reply);
+        reference_result = call_runner(make_call(reference_module, spec, kReferenceRunner, nullptr), sets, expected_fn,
+                                       &reference_reply);
       } catch (...) {
         reference_fault = std::current_exception();
       }
@@ -682,8 +708,8 @@ PairedTiming time_against_reference(const Task& task, const Toolchain& toolchain
   std::optional<CaseResult> result;
   std::exception_ptr fault;
   try {
-    result = call_runner(make_call(compiled, submission_spec, kSubmissionRunner, &timed.time_split), sets,
-                         expected_fn, &reply, &clock);
+    result = call_runner(make_call(compiled, submission_spec, kSubmissionRunner, &timed.time_split), sets, expected_fn,
+                         &reply, &clock);
   } catch (...) {
     fault = std::current_exception();
   }
@@ -717,7 +743,14 @@ PairedTiming time_against_reference(const Task& task, const Toolchain& toolchain
   timed.measurements.push_back(std::move(m));
   if (reference_result && reference_result->verdict == Verdict::passed && !reference_reply.samples_s.empty()) {
     out.reference_s = summary_of(reference_reply).median;
-    out.ratio = paired_ratio(round_medians(reply), round_medians(reference_reply));
+    const std::vector<double> reference_rounds = round_medians(reference_reply);
+    if (const std::string why = reference_slowed(reference_rounds); !why.empty()) {
+      timed.verdict = Verdict::timing_mismatch;
+      timed.message = fmt::format("{} at {}: {}", id, c.label(), why);
+      timed.details = {"the time is not scored; docs/threat-model.md says what the checks are"};
+      return out;
+    }
+    out.ratio = paired_ratio(round_medians(reply), reference_rounds);
   } else if (out.reference_failure.empty()) {
     out.reference_failure = "the reference solution failed here: " +
                             (reference_result ? reference_result->message : std::string("it did not run"));

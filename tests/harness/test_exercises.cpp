@@ -470,10 +470,12 @@ TEST(Backend, GpuRequestWithoutGpuIsASetUpErrorThatNamesTheSimulator) {
 }
 
 TEST(Backend, CompileErrorShowsTheCompilersMessageWithFileAndLine) {
+  std::vector<std::string> checked;
   for (Backend b : {Backend::sim, Backend::gpu}) {
     std::string why;
     const Toolchain* toolchain = toolchain_for(b, why);
-    if (toolchain == nullptr) continue;
+    if (toolchain == nullptr) continue;  // the other backend, if any, is checked; none: skipped below
+    checked.push_back(backend_name(b));
     const fs::path broken = fs::temp_directory_path() / fmt::format("cudalab-broken-{}.cu", backend_name(b));
     std::ofstream(broken)
         << "#include <stdexcept>\n\nvoid solve(const float* A, const float* B, float* C, int M, int N, int K) {\n"
@@ -481,10 +483,14 @@ TEST(Backend, CompileErrorShowsTheCompilersMessageWithFileAndLine) {
     auto r = check_exercise(*find_task("03_matmul"), *toolchain, broken, test_options());
     EXPECT_EQ(r.verdict, Verdict::compile_error) << backend_name(b);
     EXPECT_NE(r.compile.diagnostics.find(broken.filename().string()), std::string::npos) << r.compile.diagnostics;
-    EXPECT_NE(r.compile.diagnostics.find("4"), std::string::npos)
+    // g++ writes file:4:11, nvcc file(4): the line of `int x = ;` either way.
+    const std::string file = broken.filename().string();
+    EXPECT_TRUE(r.compile.diagnostics.find(file + ":4:") != std::string::npos ||
+                r.compile.diagnostics.find(file + "(4)") != std::string::npos)
         << "line 4 should be named: " << r.compile.diagnostics;
     EXPECT_TRUE(r.cases.empty());
   }
+  if (checked.empty()) GTEST_SKIP() << "this build has neither the simulator nor a GPU toolchain";
 }
 
 }  // namespace

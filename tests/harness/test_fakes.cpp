@@ -68,10 +68,12 @@ void expect_caught(const Target& target, const std::vector<Fake>& fakes) {
   }
 }
 
+/// The reference solutions pass untouched (the fakes are caught by the checks, not by chance).
+/// Skips the calling test in the students' export, which has no solutions.
 void expect_honest_pass(const Target& target) {
   for (const char* id : {"05_reduce", "02_vector_add"}) {
     const fs::path solution = kSource / "solutions" / id / "kernel.cu";
-    if (!fs::exists(solution)) continue;  // the students' export has no solutions
+    if (!fs::exists(solution)) GTEST_SKIP() << solution << " is not in this distribution (cudalab export)";
     SCOPED_TRACE(id);
     const BenchOutcome out = bench_fake(target, {id, solution.c_str(), Verdict::passed, ""});
     EXPECT_EQ(out.verdict, Verdict::passed) << out.message;
@@ -99,6 +101,7 @@ TEST(Fakes, AreCaughtOnTheSimulator) {
   // 10 GB/s and 100 GFLOP/s: far above what the simulator reaches at these sizes.
   Target sim{make_sim_toolchain(test_config()), Peaks{10, 100, "test"}, 1 << 16, 1 << 18};
   expect_honest_pass(sim);
+  if (testing::Test::IsSkipped()) return;
   std::vector<Fake> fakes = kFakes;
   // Marks written at once: faster than the made-up device could move the data.
   fakes.push_back({"02_vector_add", "forges_reply_and_clock.cu", Verdict::timing_mismatch, "less than the device"});
@@ -138,6 +141,7 @@ TEST(Fakes, AreCaughtOnTheGpu) {
   // 2^20 floats per vector: a forger's own writes to the shared file stay under the sandbox's 64 MiB file limit.
   Target target{std::move(gpu), peaks, 1 << 26, 1 << 20};
   expect_honest_pass(target);
+  if (testing::Test::IsSkipped()) return;
   std::vector<Fake> fakes = kFakes;
   // Instant marks: faster than the host link lets a host-pointer call be.
   fakes.push_back({"02_vector_add", "forges_reply_and_clock.cu", Verdict::timing_mismatch, "less than the device"});

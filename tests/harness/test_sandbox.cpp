@@ -305,13 +305,15 @@ INSTANTIATE_TEST_SUITE_P(Escapes, Sandbox, testing::ValuesIn(escapes()), escape_
 // The reference solutions, at one size each, make the sandbox block nothing: on a GPU this is the
 // check that the driver and CUPTI find everything they read after the lockdown.
 TEST(SandboxedSolutions, BlockNothing) {
+  std::size_t checked = 0;
   for (Backend b : {Backend::sim, Backend::gpu}) {
     std::string why;
     const Toolchain* toolchain = toolchain_for(b, why);
-    if (toolchain == nullptr) continue;
+    if (toolchain == nullptr) continue;  // the other backend, if any, is checked; none: skipped below
     for (const auto& t : all_tasks()) {
       const fs::path solution = source_dir / "solutions" / t->info().id / "kernel.cu";
-      if (!fs::exists(solution)) continue;
+      if (!fs::exists(solution)) continue;  // the students' export has none: skipped below
+      ++checked;
       CheckOptions options = escape_options();
       const auto cases = select_cases(*t, b, CheckOptions{});
       options.only_sizes = {cases[cases.size() / 2].dims.front().value};
@@ -321,6 +323,7 @@ TEST(SandboxedSolutions, BlockNothing) {
           << backend_name(b) << " " << t->info().id << ": " << all_text(r);
     }
   }
+  if (checked == 0) GTEST_SKIP() << "no backend, or no reference solution (the students' export): nothing to run";
 }
 
 // A protection asked for that cannot be applied stops the runner before it loads anything: here

@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -202,15 +205,17 @@ std::string ncu_version(const fs::path& tool) {
   return "Nsight Compute";
 }
 
-/// A private folder for one ncu log, removed with the object.
+/// A private folder for one ncu log, removed with the object: made by mkdtemp (a name nobody can
+/// guess or create first, mode 700), never a path another user could have prepared.
 class ScratchFolder {
  public:
   ScratchFolder() {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() / fmt::format("cudalab-ncu-{}-{}", getpid(), counter++);
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-    fs::permissions(path_, fs::perms::owner_all);
+    std::string pattern = (fs::temp_directory_path() / "cudalab-ncu-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) {
+      throw std::runtime_error(fmt::format("cannot make a folder for Nsight Compute's log in {}: {}",
+                                           fs::temp_directory_path().string(), std::strerror(errno)));
+    }
+    path_ = pattern;
   }
   ScratchFolder(const ScratchFolder&) = delete;
   ScratchFolder& operator=(const ScratchFolder&) = delete;

@@ -171,7 +171,17 @@ std::vector<std::pair<const Task*, fs::path>> select_sources(const Selection& se
         throw UsageError(fmt::format("{} not found (is this a cudalab project? set CUDALAB_ROOT)", source.string()));
       }
       const std::string shown = source.lexically_relative(project_root()).generic_string();
-      throw UsageError(fmt::format("{} is missing (`git checkout {}` restores it)", shown, shown));
+      std::error_code ec;
+      const bool git = fs::exists(project_root() / ".git", ec);
+      if (solution && !git) {
+        throw UsageError(fmt::format(
+            "{} is missing: the reference solutions are not installed here (the cudalab-solutions package has "
+            "them)",
+            source.string()));
+      }
+      throw UsageError(git ? fmt::format("{} is missing (`git checkout {}` restores it)", shown, shown)
+                           : fmt::format("{} is missing (the course's copy of {} has it)", shown,
+                                         source.parent_path().parent_path().filename().string() + "/"));
     }
     out.emplace_back(t, source);
   }

@@ -141,7 +141,17 @@ TEST(Cli, MistypedExerciseSuggestsTheNearestOne) {
 TEST(Cli, DeletedKernelSaysHowToRestoreIt) {
   const fs::path root = project_copy();
   fs::remove(root / "exercises/01_increment/kernel.cu");
+  // A project that is not a git clone (an unpacked archive, an installation's copy): no git advice.
   auto r = run_cli(CUDALAB_CLI, {"check", "1"}, {"CUDALAB_ROOT=" + root.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("cudalab: exercises/01_increment/kernel.cu is missing (the course's copy of exercises/ "
+                          "has it)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("git"), std::string::npos) << r.output;
+  // A clone: git restores it.
+  fs::create_directories(root / ".git");
+  r = run_cli(CUDALAB_CLI, {"check", "1"}, {"CUDALAB_ROOT=" + root.string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("cudalab: exercises/01_increment/kernel.cu is missing "
                           "(`git checkout exercises/01_increment/kernel.cu` restores it)"),

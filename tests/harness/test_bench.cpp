@@ -28,6 +28,13 @@ std::unique_ptr<Toolchain> sim_toolchain() {
 #endif
 }
 
+/// This process's open file descriptors.
+std::size_t open_descriptors() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
 std::string read_text(const fs::path& file) {
   std::ifstream in(file);
   std::ostringstream text;
@@ -279,6 +286,7 @@ TEST(PairedTiming, TheSubmissionAndTheReferenceTakeTurnsAndTheirRatioIsEstimated
   pairing.max_rounds = 8;
   pairing.time_cap_s = 60;
 
+  const std::size_t descriptors_before = open_descriptors();
   const PairedTiming paired = time_against_reference(task, *toolchain, slower, reference, Peaks{}, options, pairing);
   ASSERT_EQ(paired.submission.verdict, Verdict::passed) << paired.submission.message;
   ASSERT_TRUE(paired.reference_s.has_value()) << paired.reference_failure;
@@ -292,6 +300,7 @@ TEST(PairedTiming, TheSubmissionAndTheReferenceTakeTurnsAndTheirRatioIsEstimated
   EXPECT_GT(paired.ratio.low, 1.5) << paired.ratio.ratio;
   ASSERT_EQ(paired.submission.measurements.size(), 1u);
   EXPECT_GT(paired.submission.measurements.front().summary.median, *paired.reference_s);
+  EXPECT_EQ(open_descriptors(), descriptors_before) << "two runners' pipes, gates and shared files are all closed";
 
   // A file that does not compile is the submission's verdict, and the GPU is never taken.
   const fs::path broken = fs::temp_directory_path() / "cudalab-test-vector-add-broken.cu";

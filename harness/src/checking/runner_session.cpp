@@ -224,29 +224,33 @@ std::string describe_bytes(double bytes) {
 RunnerProcess spawn_runner(const RunnerSandbox& box, const RunnerCall& call, const protocol::Spec& spec,
                            const SharedBuffers& shared, ParentClock* clock, std::size_t cases,
                            const std::function<void()>& on_reply, const std::function<char(int)>& at_gate) {
-  int result_pipe[2];
-  if (pipe2(result_pipe, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a pipe");
+  // Every descriptor is owned here until run_process takes the child's ends (close_after_spawn),
+  // so that none leaks when a step before it throws.
+  int pipe_ends[2];
+  if (pipe2(pipe_ends, O_CLOEXEC) != 0) {
+    throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  }
+  const Fd reply_read(pipe_ends[0]);
+  Fd reply_write(pipe_ends[1]);
   ProcessOptions opts;
-  Fd gate;  // the parent's end of the gate's socket
+  Fd gate;        // the parent's end of the gate's socket
+  Fd gate_child;  // the runner's end
   if (at_gate) {
     int ends[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
-      close(result_pipe[0]);
-      close(result_pipe[1]);
-      throw std::runtime_error("cannot create the gate's socket");
+      throw std::runtime_error(std::string("cannot create the gate's socket: ") + std::strerror(errno));
     }
     gate.reset(ends[0]);
-    opts.inherit.emplace_back(ends[1], protocol::kGateFd);
-    opts.close_after_spawn.push_back(ends[1]);
+    gate_child.reset(ends[1]);
+    opts.inherit.emplace_back(gate_child.get(), protocol::kGateFd);
     opts.gate_fd = gate.get();
     opts.at_gate = at_gate;
   }
   opts.argv = call.runner_prefix;
   opts.argv.insert(opts.argv.end(), {call.toolchain.runner().string(), "--spec", protocol::dump_spec(spec)});
   opts.inherit.emplace_back(shared.fd(), protocol::kBuffersFd);
-  opts.inherit.emplace_back(result_pipe[1], protocol::kReplyFd);
-  opts.result_fd = result_pipe[0];
-  opts.close_after_spawn.push_back(result_pipe[1]);
+  opts.inherit.emplace_back(reply_write.get(), protocol::kReplyFd);
+  opts.result_fd = reply_read.get();
   // Each case has the timeout from the end of the one before (its reply line); all of them
   // together, as many timeouts, so that a stream of forged lines cannot keep it alive.
   opts.timeout = call.timeout * static_cast<long>(std::max<std::size_t>(cases, 1));
@@ -264,8 +268,10 @@ RunnerProcess spawn_runner(const RunnerSandbox& box, const RunnerCall& call, con
     opts.inherit.emplace_back(watch->write_end(), protocol::kClockFd);
     opts.close_after_spawn.push_back(watch->write_end());
   }
+  // From here run_process closes the child's ends, on every path.
+  opts.close_after_spawn.push_back(reply_write.release());
+  if (gate_child.get() >= 0) opts.close_after_spawn.push_back(gate_child.release());
   RunnerProcess run{run_process(opts), {}, opts.max_result_bytes};
-  close(result_pipe[0]);
   if (watch) clock->marks = watch->finish();
   run.shown_output = output_lines(run.p.output, run.p.output_bytes);
   return run;

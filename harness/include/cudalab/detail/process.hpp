@@ -31,6 +31,9 @@ class Fd {
     if (fd_ >= 0) ::close(fd_);
     fd_ = fd;
   }
+  /// Gives the descriptor up without closing it (to run_process, which closes what it is handed
+  /// in ProcessOptions::close_after_spawn) and holds none.
+  int release() { return std::exchange(fd_, -1); }
 
  private:
   int fd_ = -1;

@@ -55,11 +55,11 @@ class SharedBuffers {
       for (const auto& b : *sets.front()) offsets.push_back(b.role == Role::input ? 0 : place(b.bytes.size()));
       witness_offsets_.push_back(std::move(offsets));
     }
-    fd_ = memfd_create("cudalab-buffers", MFD_CLOEXEC);
-    if (fd_ < 0 || ftruncate(fd_, static_cast<off_t>(std::max<std::size_t>(total_, 1))) != 0) {
+    fd_.reset(memfd_create("cudalab-buffers", MFD_CLOEXEC));  // closed by fd_ if this constructor throws
+    if (fd_.get() < 0 || ftruncate(fd_.get(), static_cast<off_t>(std::max<std::size_t>(total_, 1))) != 0) {
       throw std::runtime_error(std::string("cannot create shared buffers: ") + std::strerror(errno));
     }
-    void* p = mmap(nullptr, std::max<std::size_t>(total_, 1), PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+    void* p = mmap(nullptr, std::max<std::size_t>(total_, 1), PROT_READ | PROT_WRITE, MAP_SHARED, fd_.get(), 0);
     if (p == MAP_FAILED) throw std::runtime_error(std::string("cannot map shared buffers: ") + std::strerror(errno));
     base_ = static_cast<std::byte*>(p);
     for (std::size_t s = 0; s < sets.size(); ++s) {
@@ -81,7 +81,6 @@ class SharedBuffers {
   SharedBuffers& operator=(const SharedBuffers&) = delete;
   ~SharedBuffers() {
     if (base_ != nullptr) munmap(base_, std::max<std::size_t>(total_, 1));
-    if (fd_ >= 0) close(fd_);
   }
 
   /// Set `set`'s outputs as the runner left them (names and shapes from `like`), each read once
@@ -103,7 +102,7 @@ class SharedBuffers {
   /// Where witness `w`'s copy of buffer `i` starts in the file.
   [[nodiscard]] std::size_t witness_offset(std::size_t w, std::size_t i) const { return witness_offsets_[w][i]; }
   /// The file's descriptor, which the runner inherits.
-  [[nodiscard]] int fd() const { return fd_; }
+  [[nodiscard]] int fd() const { return fd_.get(); }
   /// Where buffer `i` of set `set` starts in the file.
   [[nodiscard]] std::size_t offset(std::size_t set, std::size_t i) const { return offsets_[set][i]; }
   /// How many input sets the file holds.
@@ -135,7 +134,7 @@ class SharedBuffers {
   }
 
   std::size_t total_ = 0;
-  int fd_ = -1;
+  Fd fd_;
   std::byte* base_ = nullptr;
 };
 

@@ -34,6 +34,8 @@ constexpr double kInputSetBudgetBytes = 2.0 * (1ull << 30);  // host memory for 
 constexpr std::size_t kWitnessCalls = 3;
 /// The input-set number whose case seed chooses the witnesses (far from the sets' own numbers).
 constexpr std::size_t kWitnessSeedSet = 1000;
+/// The detail of every refused time.
+constexpr const char* kNotScored = "the time is not scored; docs/threat-model.md says what the checks are";
 /// Above this share of the measured copy bandwidth, a time is not believed: a kernel moves its
 /// bytes no faster than a device-to-device copy (the reference solutions reach 81–105 %; a cold L2
 /// leaves little room above).
@@ -240,6 +242,30 @@ std::optional<std::pair<Verdict, std::string>> unbelievable(const Task& task, co
     return std::pair{Verdict::timing_mismatch, fmt::format("{} at {}: {}", id, c.label(), why)};
   }
   return std::nullopt;
+}
+
+/// Whether the submission's timed run stands: its outputs right (or right but breaking a rule, for
+/// a ladder step: `unmet_but_right`) and its figures believed (unbelievable()). Otherwise `out`
+/// says why, and nothing is measured.
+bool timed_run_stands(BenchOutcome& out, const CaseResult& r, bool unmet_but_right, const Task& task, const Case& c,
+                      const std::string& id, const Toolchain& toolchain, const Summary& summary, const Peaks& peaks,
+                      const protocol::Reply& reply, const ParentClock& clock) {
+  if (r.verdict != Verdict::passed && !unmet_but_right) {
+    out.verdict = r.verdict;
+    out.message = r.message;
+    out.details = r.details;
+    out.details.insert(out.details.end(), r.hints.begin(), r.hints.end());
+    return false;
+  }
+  // Timed in the submission's process: believed only if physics and the parent's own
+  // observations agree.
+  if (auto why = unbelievable(task, c, id, backend_name(toolchain.backend()), summary, peaks, reply, clock)) {
+    out.verdict = why->first;
+    out.message = why->second;
+    out.details = {kNotScored};
+    return false;
+  }
+  return true;
 }
 
 /// The medians of a bench reply's rounds (protocol::Reply::round_ends).
@@ -527,22 +553,8 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
                           &out.time_split, options.before_timed_run};
     const CaseResult r = call_runner(call, sets, expected_fn, &reply, &clock);
     const bool unmet_but_right = r.verdict == Verdict::requirement_unmet && options.measure_unmet_requirements;
-    if (r.verdict != Verdict::passed && !unmet_but_right) {
-      out.verdict = r.verdict;
-      out.message = r.message;
-      out.details = r.details;
-      out.details.insert(out.details.end(), r.hints.begin(), r.hints.end());
-      return out;
-    }
     const Summary summary = summary_of(reply);
-    // Timed in the submission's process: believed only if physics and the parent's own
-    // observations agree.
-    if (auto why = unbelievable(task, c, id, backend_name(toolchain.backend()), summary, peaks, reply, clock)) {
-      out.verdict = why->first;
-      out.message = why->second;
-      out.details = {"the time is not scored; docs/threat-model.md says what the checks are"};
-      return out;
-    }
+    if (!timed_run_stands(out, r, unmet_but_right, task, c, id, toolchain, summary, peaks, reply, clock)) return out;
 
     std::vector<Baseline> baselines;
     std::vector<std::string> notes;
@@ -616,7 +628,7 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
       if (const std::string why = impossible(*kernels_only, c.precision, false); !why.empty()) {
         out.verdict = Verdict::impossible_speed;
         out.message = why;
-        out.details = {"the time is not scored; docs/threat-model.md says what the checks are"};
+        out.details = {kNotScored};
         return out;
       }
     }
@@ -721,20 +733,8 @@ PairedTiming time_against_reference(const Task& task, const Toolchain& toolchain
 
   const CaseResult& r = *result;
   const bool unmet_but_right = r.verdict == Verdict::requirement_unmet && options.measure_unmet_requirements;
-  if (r.verdict != Verdict::passed && !unmet_but_right) {
-    timed.verdict = r.verdict;
-    timed.message = r.message;
-    timed.details = r.details;
-    timed.details.insert(timed.details.end(), r.hints.begin(), r.hints.end());
-    return out;
-  }
   const Summary summary = summary_of(reply);
-  if (auto why = unbelievable(task, c, id, backend_name(toolchain.backend()), summary, peaks, reply, clock)) {
-    timed.verdict = why->first;
-    timed.message = why->second;
-    timed.details = {"the time is not scored; docs/threat-model.md says what the checks are"};
-    return out;
-  }
+  if (!timed_run_stands(timed, r, unmet_but_right, task, c, id, toolchain, summary, peaks, reply, clock)) return out;
   Peaks row_peaks = peaks;
   row_peaks.tf32 = c.precision == Precision::tf32;
   row_peaks.host_link = task.info().pointers == PointerKind::host;
@@ -747,7 +747,7 @@ PairedTiming time_against_reference(const Task& task, const Toolchain& toolchain
     if (const std::string why = reference_slowed(reference_rounds); !why.empty()) {
       timed.verdict = Verdict::timing_mismatch;
       timed.message = fmt::format("{} at {}: {}", id, c.label(), why);
-      timed.details = {"the time is not scored; docs/threat-model.md says what the checks are"};
+      timed.details = {kNotScored};
       return out;
     }
     out.ratio = paired_ratio(round_medians(reply), reference_rounds);

@@ -302,6 +302,30 @@ void solve(const float* x, float* sum, int n) { last_one_wins<<<1, 32>>>(x, sum,
   EXPECT_EQ(check_exercise(*find_task("05_reduce"), *toolchain, file, plain).verdict, Verdict::passed);
 }
 
+// A tool's report around the runner is read whole: compute-sanitizer prints its findings for every
+// case of a process, which passes the 16 KiB kept of a runner's own output when cases are many.
+// A stand-in tool prints 40 KiB and a last line, then runs the runner as compute-sanitizer does.
+TEST(SanitizeTool, TheToolsReportIsKeptWhole) {
+  std::string why;
+  const Toolchain* toolchain = toolchain_of(Backend::sim, false, why);
+  if (toolchain == nullptr) GTEST_SKIP() << "sim backend unavailable: " << why;
+  const fs::path solution = source_dir / "solutions" / "01_increment" / "kernel.cu";
+  if (!fs::exists(solution)) GTEST_SKIP() << solution << " is not in this distribution (cudalab export leaves it out)";
+  CheckOptions options = sanitize_options();
+  options.sanitize = false;
+  std::string report;
+  options.runner_output = &report;
+  options.runner_prefix = {"/bin/sh", "-c",
+                           "i=0; while [ $i -lt 640 ]; do printf '%063d\\n' $i >&2; i=$((i+1)); done; "
+                           "echo 'the stand-in tool: last line' >&2; exec \"$@\"",
+                           "stand-in-tool"};
+  const auto r = check_exercise(*find_task("01_increment"), *toolchain, solution, options);
+  EXPECT_EQ(r.verdict, Verdict::passed) << all_text(r);
+  EXPECT_GT(report.size(), std::size_t{40} << 10);
+  EXPECT_NE(report.find("the stand-in tool: last line"), std::string::npos)
+      << report.substr(report.size() > 500 ? report.size() - 500 : 0);
+}
+
 // compute-sanitizer's reports, as its four tools print them (the formats of CUDA 12 and 13; the
 // GPU corpus above runs the real thing where a GPU is visible).
 TEST(ComputeSanitizerReport, EachToolsReportBecomesAFindingOfItsCase) {

@@ -190,7 +190,13 @@ CompileResult cached_compile(const fs::path& cache_dir, const std::string& key,
   // Unique per process and thread, then an atomic rename: concurrent compiles of one source are safe.
   const fs::path tmp = cache_dir / (key + ".tmp." + std::to_string(getpid()) + "." +
                                     std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())) + ".so");
-  ProcessResult p = compile(tmp, result.command);
+  ProcessResult p;
+  try {
+    p = compile(tmp, result.command);
+  } catch (const SetupError&) {
+    require_room_to_compile(cache_dir);  // a full disk is named as such, with what is left
+    throw;
+  }
   if (p.status == ProcessResult::Status::spawn_failed) {
     throw SetupError("cannot run the compiler (" + result.command.substr(0, result.command.find(' ')) +
                      "): " + p.error);

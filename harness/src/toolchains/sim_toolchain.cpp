@@ -199,11 +199,8 @@ class SimToolchain final : public Toolchain {
         fs::create_directories(path.parent_path(), ec);
         std::ofstream copy(path, std::ios::binary);
         copy << tr[f].text;
-        if (!copy) {
-          const int error = errno;
-          require_room_to_compile(config_.cache_dir / "sim");  // a full disk is named as such, with what is left
-          throw SetupError("cannot write the translated source " + path.string() + ": " + std::strerror(error));
-        }
+        if (!copy)
+          throw SetupError("cannot write the translated source " + path.string() + ": " + std::strerror(errno));
       }
       ProcessOptions opts;
       opts.argv = {cxx_.string()};

@@ -448,6 +448,11 @@ class Run {
     }
   }
 
+  /// Whether every access of `set`'s case is checked (the simulator's checked build, --sanitize).
+  [[nodiscard]] bool checked_set(std::size_t set) const {
+    return spec_.checks && (spec_.checked_sets.empty() || spec_.checked_sets.at(set));
+  }
+
   /// One case of a check: only its buffers are reachable while it runs (expose_only), so that a
   /// copy past the end of one never lands in the next case's inputs.
   Reply check_case(std::size_t set) {
@@ -455,7 +460,7 @@ class Run {
     if (spec_.checks) {
       // Before the case's buffers are allocated: the checks put red zones around each.
       cudalab::runner::count_accesses(spec_.explain, spec_.explain_sm_count, spec_.explain_every_block);
-      cudalab::runner::enable_device_checks(spec_.checked_sets.empty() || spec_.checked_sets.at(set));
+      cudalab::runner::enable_device_checks(checked_set(set));
       cudalab::runner::forbid_host_memory_in_kernels(spec_.device_pointers);
     }
     expose_only(set);
@@ -546,8 +551,11 @@ class Run {
       const std::string& name = s.where.name;
       // Guard zones on both sides, so that a write outside the buffer is seen (check_guards).
       // Not under a tool (case markers: compute-sanitizer): its memcheck sees an access outside a
-      // buffer only where the buffer is an allocation of its own.
-      s.guard = spec_.case_markers ? 0 : protocol::guard_bytes(s.where.bytes);
+      // buffer only where the buffer is an allocation of its own. Smaller in the simulator's checked
+      // cases: every access outside a buffer is a finding there, with its line.
+      s.guard = spec_.case_markers ? 0
+                : checked_set(set) ? protocol::checked_guard_bytes(s.where.bytes)
+                                   : protocol::guard_bytes(s.where.bytes);
       check_cuda(cudaMalloc(&s.allocation, s.where.bytes + 2 * s.guard), "allocating " + name);
       s.device = static_cast<std::byte*>(s.allocation) + s.guard;
       check_cuda(cudaMemset(s.allocation, guard_fill(s.where.role), s.guard), "filling the guard zone before " + name);

@@ -3,8 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "cudalab/detail/module_cache.hpp"
 
@@ -121,6 +123,39 @@ TEST(ModuleCache, AModuleStoredMeanwhileIsKeptNotReplaced) {
   std::size_t files = 0;
   for (const auto& e : fs::directory_iterator(dir)) files += e.path().extension() == ".so" ? 1 : 0;
   EXPECT_EQ(files, 1u);
+  fs::remove_all(dir);
+}
+
+// A compiler's name is part of every key: asked once per tool binary and remembered in the cache,
+// so that each check does not start the compiler only to ask it; asked again once the tool changes.
+TEST(ModuleCache, AToolsVersionIsAskedOnceUntilTheToolChanges) {
+  const fs::path dir = fresh_dir("tool-version");
+  const fs::path tool = dir / "fake-cxx";
+  const fs::path asked = dir / "asked";
+  const auto write_tool = [&](const std::string& version) {
+    std::ofstream(tool) << "#!/bin/sh\necho x >> " << asked.string() << "\necho '" << version
+                        << "'\necho 'second line'\n";
+    fs::permissions(tool, fs::perms::owner_all);
+  };
+  const auto times_asked = [&] {
+    std::ifstream in(asked);
+    return std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n');
+  };
+  write_tool("fake 1.0");
+  EXPECT_EQ(tool_version(tool, dir / "cache", VersionLine::first), "fake 1.0");
+  EXPECT_EQ(tool_version(tool, dir / "cache", VersionLine::last), "second line");
+  EXPECT_EQ(times_asked(), 2);
+  EXPECT_EQ(tool_version(tool, dir / "cache", VersionLine::first), "fake 1.0");  // this process remembers
+  EXPECT_EQ(times_asked(), 2);
+  // Another cache folder holding the same file (as another process would find it) reads it.
+  fs::copy(dir / "cache", dir / "other-cache", fs::copy_options::recursive);
+  EXPECT_EQ(tool_version(tool, dir / "other-cache", VersionLine::first), "fake 1.0");
+  EXPECT_EQ(times_asked(), 2);
+  // An upgraded tool (new size and time) is asked again.
+  write_tool("fake 2.0 (upgraded)");
+  fs::last_write_time(tool, fs::file_time_type::clock::now() + std::chrono::seconds(5));
+  EXPECT_EQ(tool_version(tool, dir / "cache", VersionLine::first), "fake 2.0 (upgraded)");
+  EXPECT_EQ(times_asked(), 3);
   fs::remove_all(dir);
 }
 

@@ -17,6 +17,7 @@
 // field; anything malformed is that case's runner error, never an exception that ends the run.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -293,6 +294,15 @@ inline std::size_t guard_bytes(std::size_t bytes) {
   constexpr std::size_t kLeast = std::size_t{256} << 10;
   constexpr std::size_t kMost = std::size_t{16} << 20;
   const std::size_t want = bytes > kMost / 2 ? kMost : (2 * bytes < kLeast ? kLeast : 2 * bytes);
+  return (want + 255) / 256 * 256;
+}
+
+/// The guard zones of a case the simulator's checked build runs: twice the buffer, at least a page.
+/// Every access past a buffer is a finding there already (the checks' red zones reach further);
+/// these only let the output be judged "out of bounds" rather than "wrong" for the usual overrun,
+/// and cost no more than the data, since each page touched first costs a fault.
+inline std::size_t checked_guard_bytes(std::size_t bytes) {
+  const std::size_t want = std::clamp<std::size_t>(2 * bytes, 4096, guard_bytes(bytes));
   return (want + 255) / 256 * 256;
 }
 

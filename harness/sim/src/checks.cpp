@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -91,6 +92,11 @@ struct Region {
   std::uintptr_t section_end = 0;
   std::uint32_t gen = 0;  // shared: the block run it was last poisoned for
   std::vector<Cell> cells;
+  // An allocation's cells are made at its first checked access (make_cells): each cell is 18 times
+  // the bytes it shadows, fresh pages are slow to touch, and the runner names its buffers inside
+  // their allocations (new cells) before any kernel runs.
+  std::atomic<bool> cells_pending{false};
+  bool cells_start_written = false;  // what the cells made later say of `init`
 };
 
 struct Ctx {
@@ -356,7 +362,37 @@ void report_race(const Ctx& c, const Region& r, std::uintptr_t a, unsigned size,
   add(std::move(f), pc, then.pc);
 }
 
+std::vector<Cell> cells_for(std::size_t bytes) {
+  if (bytes > kMaxShadowedBytes || profile::active) return {};  // explain keeps no shadow state
+  return std::vector<Cell>((bytes + kWord - 1) / kWord);
+}
+
+/// Cells for an allocation from its first checked access on (Region::cells_pending); the global
+/// mutex held.
+void make_cells_locked(Region& r) {
+  if (!r.cells_pending.load(std::memory_order_relaxed)) return;
+  r.cells = cells_for(r.end - r.begin);
+  if (r.cells_start_written) {
+    for (auto& cell : r.cells) cell.init = true;
+  }
+  r.cells_pending.store(false, std::memory_order_release);
+}
+
+void make_cells(Region& r) {
+  std::lock_guard lock(global().mutex);
+  make_cells_locked(r);
+}
+
+/// An allocation whose cells are made when first needed, saying `written` of every byte.
+void defer_cells(Region& r, bool written) {
+  r.cells.clear();
+  r.cells.shrink_to_fit();
+  r.cells_start_written = written;
+  r.cells_pending.store(r.end - r.begin <= kMaxShadowedBytes && !profile::active, std::memory_order_release);
+}
+
 void check_cells(Ctx& c, Region& r, std::uintptr_t a, unsigned size, bool write, std::uintptr_t pc) {
+  if (r.cells_pending.load(std::memory_order_acquire)) make_cells(r);
   if (r.cells.empty()) return;
   const std::uint32_t gen = r.shared ? c.block_gen : c.launch;
   const std::uintptr_t first = (a - r.begin) / kWord;
@@ -488,11 +524,6 @@ void check(std::uintptr_t a, unsigned size, bool write, std::uintptr_t pc) {
   check_cells(c, *r, a, size, write, pc);
 }
 
-std::vector<Cell> cells_for(std::size_t bytes) {
-  if (bytes > kMaxShadowedBytes || profile::active) return {};  // explain keeps no shadow state
-  return std::vector<Cell>((bytes + kWord - 1) / kWord);
-}
-
 /// Bytes before and after a `__constant__` variable in which an access is out of its bounds.
 constexpr std::uintptr_t kConstantZone = 256;
 
@@ -553,11 +584,8 @@ void allocated(void* real, void* user, std::size_t bytes, std::size_t zone, bool
   r->zone_end = r->end + zone;
   r->real = real;
   r->returned = r->begin;
-  r->cells = cells_for(bytes);
   // The host writes page-locked and managed memory directly, unseen: never "uninitialised" here.
-  if (host_visible) {
-    for (auto& cell : r->cells) cell.init = true;
-  }
+  defer_cells(*r, host_visible);
   Global& g = global();
   std::lock_guard lock(g.mutex);
   g.regions[r->zone_begin] = std::move(r);
@@ -570,6 +598,7 @@ bool released(void* user) {
   Region* r = find_region(reinterpret_cast<std::uintptr_t>(user));
   if (r == nullptr || r->shared || r->returned != reinterpret_cast<std::uintptr_t>(user) || r->freed) return false;
   r->freed = true;
+  r->cells_pending.store(false, std::memory_order_relaxed);
   r->cells = {};
   r->name.clear();
   g.quarantine.push_back(r);
@@ -614,7 +643,9 @@ void host_wrote(const void* p, std::size_t bytes) {
   Global& g = global();
   std::lock_guard lock(g.mutex);
   Region* r = find_region(a);
-  if (r == nullptr || r->cells.empty() || bytes == 0) return;
+  if (r == nullptr || bytes == 0) return;
+  make_cells_locked(*r);
+  if (r->cells.empty()) return;
   const std::uintptr_t lo = std::max(a, r->begin);
   const std::uintptr_t hi = std::min(a + bytes, r->end);
   for (std::uintptr_t w = (lo - r->begin) / kWord; lo < hi && w <= (hi - 1 - r->begin) / kWord; ++w) {
@@ -777,8 +808,7 @@ void name_device_buffer(const void* allocation, const void* buffer, std::size_t 
   r->end = r->begin + bytes;
   r->name = name;
   r->element = element;
-  r->cells = checks::cells_for(bytes);
-  for (auto& cell : r->cells) cell.init = initialized;
+  checks::defer_cells(*r, initialized);
   if (checks::tls_ctx != nullptr) checks::tls_ctx->last = nullptr;
 }
 

@@ -827,8 +827,12 @@ void cudalab_sim_launch(const cudalab_sim_launch_desc* desc, void (*thunk)(void*
   // Parallel only when there is enough work to repay waking the helpers.
   const unsigned long long total_threads = job.blocks * threads;
   unsigned helpers = pool().helpers();
-  // The checks keep their shadow state without locks: one host thread runs the blocks.
-  if (job.blocks < 2 || total_threads < 2048 || checks::active) helpers = 0;
+  // The checks keep their shadow state without locks: one host thread runs the blocks. The other
+  // thread orders run beside the check's other runs, on small sizes: helpers would only add their
+  // fibers' stacks, each page of which costs a fault to touch first.
+  if (job.blocks < 2 || total_threads < 2048 || checks::active ||
+      thread_order != cudalab::protocol::ThreadOrder::forward)
+    helpers = 0;
   if (checks::active) {
     checks::launch_begin(*desc);
     run_blocks(job);

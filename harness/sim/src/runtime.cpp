@@ -56,6 +56,10 @@ namespace {
 
 enum class Space { device, managed, pinned, symbol };
 
+/// The least red zone around an allocation while the checks are on: as far as the runner's guard
+/// zones reach in a plain run (protocol::guard_bytes), which the checked run does without.
+constexpr std::size_t kCheckedZone = std::size_t{256} << 10;
+
 struct Allocation {
   std::size_t bytes;
   Space space;
@@ -270,13 +274,17 @@ cudaError_t allocate(const char* api, void** ptr, std::size_t size, Space space)
   // without, they read as NaN / -1 (0xFF bytes), so that a read past the end poisons a float
   // result instead of adding the heap's next bytes (often 0), and a stray write lands there
   // instead of in the heap.
-  const std::size_t zone = checks::red_zone(size);
+  // With the checks on, an access there is a finding whatever it holds: the zones are not filled
+  // (each fresh page costs a fault), and reach at least as far as the runner's guard zones.
+  const std::size_t zone = checks::active ? std::max(checks::red_zone(size), kCheckedZone) : checks::red_zone(size);
   void* real = std::aligned_alloc(256, rounded + 2 * zone);
   if (real == nullptr) return set_error(cudaErrorMemoryAllocation);
   void* p = static_cast<char*>(real) + zone;
+  if (!checks::active) {
+    std::memset(real, 0xff, zone);
+    std::memset(static_cast<char*>(p) + rounded, 0xff, zone);
+  }
   // Fresh device memory reads as NaN / -1, so a kernel that reads what nobody wrote shows it.
-  std::memset(real, 0xff, zone);
-  std::memset(static_cast<char*>(p) + rounded, 0xff, zone);
   if (space != Space::pinned) std::memset(p, 0xff, rounded);
   if (checks::active) checks::allocated(real, p, size, zone, space != Space::device);
   s.allocations[reinterpret_cast<std::uintptr_t>(p)] = Allocation{size, space, zone};

@@ -266,6 +266,51 @@ struct CheckedRun {
   std::vector<CaseResult> cases;
 };
 
+/// The other thread orders of the checked run, run from the plain build on the simulator: started
+/// once that build is compiled, beside its run. Whoever waits on them is answered, with no runs
+/// where they never started (the plain build failed, or the check ended early).
+class OrdersFromPlainBuild {
+ public:
+  explicit OrdersFromPlainBuild(bool wanted) {
+    if (wanted) future_ = promise_.get_future().share();
+  }
+  OrdersFromPlainBuild(const OrdersFromPlainBuild&) = delete;
+  OrdersFromPlainBuild& operator=(const OrdersFromPlainBuild&) = delete;
+  ~OrdersFromPlainBuild() {
+    if (future_.valid() && !started_) promise_.set_value({});
+  }
+
+  /// What the checked run waits on; not valid where the checked run runs its own orders.
+  std::shared_future<OrderRuns> future() const { return future_; }
+
+  void start(const Task& task, const Toolchain& plain, const fs::path& module, const CheckOptions& options) {
+    if (!future_.valid()) return;
+    started_ = true;
+    runs_ = std::async(std::launch::async, [this, &task, &plain, module, &options] {
+      try {
+        promise_.set_value(run_in_other_orders(task, plain, module, options));
+      } catch (...) {
+        promise_.set_exception(std::current_exception());
+      }
+    });
+  }
+
+ private:
+  std::promise<OrderRuns> promise_;
+  std::shared_future<OrderRuns> future_;
+  bool started_ = false;
+  std::future<void> runs_;  // last: its destructor waits for the runs, which use the promise
+};
+
+/// Sets a flag when the scope ends, however it ends.
+struct StopOnExit {
+  explicit StopOnExit(std::atomic<bool>& f) : flag(f) {}
+  StopOnExit(const StopOnExit&) = delete;
+  StopOnExit& operator=(const StopOnExit&) = delete;
+  ~StopOnExit() { flag = true; }
+  std::atomic<bool>& flag;
+};
+
 /// The first line of a compiler's messages, for a one-line note.
 std::string first_line(const std::string& text) {
   const std::size_t error = text.find("error");
@@ -276,8 +321,21 @@ std::string first_line(const std::string& text) {
 }  // namespace
 
 ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, const fs::path& source,
-                              const CheckOptions& options, const ProgressFn& progress) {
-  const std::vector<Case> cases = select_cases(task, toolchain.backend(), options);
+                              const CheckOptions& given, const ProgressFn& progress) {
+  const std::vector<Case> cases = select_cases(task, toolchain.backend(), given);
+  // The check's runs (plain, checked, other thread orders, a re-run) share one set of inputs and
+  // references, made while the compilers run.
+  CaseDataCache own_data;
+  CheckOptions options = given;
+  if (options.case_data == nullptr) options.case_data = &own_data;
+  std::atomic<bool> stop_making{false};
+  const auto made = std::async(std::launch::async, [&] {
+    for (const Case& c : cases) {
+      if (stop_making) return;
+      (void)case_data(options.case_data, task, c, case_seed(options.seed, task.info(), c));
+    }
+  });
+  const StopOnExit stop_making_on_exit{stop_making};  // a compile error does not wait for the rest
   ExerciseResult result;
   result.task = &task;
   result.backend = toolchain.backend();
@@ -288,11 +346,15 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
   const Toolchain* checked = whole_run_checked ? nullptr : options.checked_toolchain;
   std::atomic<bool> plain_compiled{true};
   std::future<CheckedRun> checked_run;
+  // On the simulator the other thread orders run from the plain build, as soon as it is compiled
+  // (declared after checked_run: a check that ends early answers the checked run before waiting on it).
+  OrdersFromPlainBuild plain_orders(checked != nullptr && toolchain.backend() == Backend::sim);
   if (checked != nullptr) {
-    checked_run = std::async(std::launch::async, [&] {
+    checked_run = std::async(std::launch::async, [&, orders = plain_orders.future()] {
       CheckedRun run;
       run.compile = checked->compile(source);
-      if (run.compile.ok && plain_compiled) run.cases = run_checked(task, *checked, run.compile.module, options);
+      if (run.compile.ok && plain_compiled)
+        run.cases = run_checked(task, *checked, run.compile.module, options, orders);
       return run;
     });
   }
@@ -302,6 +364,7 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
     result.verdict = Verdict::compile_error;
     return result;
   }
+  plain_orders.start(task, toolchain, result.compile.module, options);
   result.cases = run_cases(task, toolchain, result.compile.module, cases, options, progress);
   // What stops a check does not depend on the size (stops_check): one report is enough.
   for (std::size_t i = result.cases.size(); i < cases.size(); ++i) {

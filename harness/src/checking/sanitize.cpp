@@ -45,15 +45,28 @@ fs::path find_compute_sanitizer() {
 
 namespace {
 
-/// The same sequence of cases again, once with each block's threads started in reverse and once
-/// in shuffled order (two processes at once), from the same checked module with its checks off.
-struct OrderRuns {
-  std::vector<CaseResult> reversed;
-  std::vector<CaseResult> shuffled;
-};
+/// The options of the checked run's processes: on the simulator, with nothing of a GPU run's.
+CheckOptions checked_run_options(const CheckOptions& options) {
+  CheckOptions run = options;
+  run.visible_devices.clear();
+  run.runner_prefix.clear();
+  run.runner_output = nullptr;
+  return run;
+}
 
-OrderRuns run_in_other_orders(const Task& task, const Toolchain& toolchain, const fs::path& module,
-                              const std::vector<Case>& sequence, const CheckOptions& options) {
+/// The small cases the checked run runs, in its sequence.
+std::vector<Case> checked_sequence(const Task& task, const CheckOptions& options) {
+  std::vector<Case> small;
+  for (const Case& c : select_cases(task, Backend::sim, options)) {
+    if (is_small(task, c)) small.push_back(c);
+  }
+  return small;
+}
+
+/// The same sequence of cases again, once with each block's threads started in reverse and once
+/// in shuffled order (two processes at once), from `module` with its checks off.
+OrderRuns run_sequence_in_other_orders(const Task& task, const Toolchain& toolchain, const fs::path& module,
+                                       const std::vector<Case>& sequence, const CheckOptions& options) {
   const auto run_in = [&](protocol::ThreadOrder order) {
     CheckOptions again = options;
     again.sanitize = false;  // only the order differs
@@ -111,7 +124,7 @@ void check_thread_orders(const Task& task, const Toolchain& toolchain, const fs:
     }
   }
   if (std::ranges::none_of(where, [&](std::size_t i) { return cases[i].verdict == Verdict::passed; })) return;
-  judge_other_orders(module, run_in_other_orders(task, toolchain, module, sequence, options), where, cases);
+  judge_other_orders(module, run_sequence_in_other_orders(task, toolchain, module, sequence, options), where, cases);
 }
 
 /// The sanitize runs on a GPU: the small cases again under each of compute-sanitizer's tools
@@ -170,23 +183,27 @@ void check_with_compute_sanitizer(const Task& task, const Toolchain& toolchain, 
   }
 }
 
-std::vector<CaseResult> run_checked(const Task& task, const Toolchain& checked, const fs::path& module,
-                                    const CheckOptions& options) {
-  std::vector<Case> small;
-  for (const Case& c : select_cases(task, Backend::sim, options)) {
-    if (is_small(task, c)) small.push_back(c);
-  }
+OrderRuns run_in_other_orders(const Task& task, const Toolchain& toolchain, const fs::path& module,
+                              const CheckOptions& options) {
+  const std::vector<Case> small = checked_sequence(task, options);
   if (small.empty()) return {};
-  CheckOptions run = options;
+  return run_sequence_in_other_orders(task, toolchain, module, small, checked_run_options(options));
+}
+
+std::vector<CaseResult> run_checked(const Task& task, const Toolchain& checked, const fs::path& module,
+                                    const CheckOptions& options, std::shared_future<OrderRuns> orders) {
+  const std::vector<Case> small = checked_sequence(task, options);
+  if (small.empty()) return {};
+  CheckOptions run = checked_run_options(options);
   run.sanitize = true;  // every access of these cases checked
-  run.visible_devices.clear();
-  run.runner_prefix.clear();
-  run.runner_output = nullptr;
   // The other orders run at once with the checked run (three processes, not two after one): they
   // repeat the same sequence, and only the cases the checked run passed are judged, so cases it
   // never reached (a check stops at some failures) are work thrown away, nothing more.
-  auto orders = std::async(std::launch::async, run_in_other_orders, std::cref(task), std::cref(checked),
-                           std::cref(module), std::cref(small), std::cref(run));
+  if (!orders.valid()) {
+    orders = std::async(std::launch::async, run_sequence_in_other_orders, std::cref(task), std::cref(checked),
+                        std::cref(module), std::cref(small), std::cref(run))
+                 .share();
+  }
   std::vector<CaseResult> cases = run_cases(task, checked, module, small, run);
   std::vector<std::size_t> where(cases.size());
   std::iota(where.begin(), where.end(), std::size_t{0});

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <future>
 #include <vector>
 
 #include "cudalab/exercise_check.hpp"
@@ -30,11 +31,25 @@ void check_thread_orders(const Task& task, const Toolchain& toolchain, const std
 void check_with_compute_sanitizer(const Task& task, const Toolchain& toolchain, const std::filesystem::path& module,
                                   const CheckOptions& options, ExerciseResult& result);
 
+/// The small cases of the checked run, in its sequence, run again with each block's threads started
+/// in reverse and in shuffled order (two processes at once).
+struct OrderRuns {
+  std::vector<CaseResult> reversed;  ///< Threads started last to first.
+  std::vector<CaseResult> shuffled;  ///< Threads started in a shuffled order.
+};
+
+/// The other thread orders of the checked run's cases, on `module` compiled by `toolchain`: the
+/// simulator's plain build (no instrumentation to pay for, and ready before the checked build), or on
+/// a GPU machine the checked build with its checks off. Only the order differs from the checked run.
+OrderRuns run_in_other_orders(const Task& task, const Toolchain& toolchain, const std::filesystem::path& module,
+                              const CheckOptions& options);
+
 /// The default checked run: the task's small cases (as the simulator checks them) on `module`,
-/// compiled by `checked` (the simulator's checked build), every access checked, then in other
-/// thread orders. One result per case, with its findings.
+/// compiled by `checked` (the simulator's checked build), every access checked, then judged against
+/// the other thread orders: `orders` where the caller runs them (from the plain build), else run
+/// here from `module`. One result per case, with its findings.
 std::vector<CaseResult> run_checked(const Task& task, const Toolchain& checked, const std::filesystem::path& module,
-                                    const CheckOptions& options);
+                                    const CheckOptions& options, std::shared_future<OrderRuns> orders = {});
 
 /// Adds what the checked run found to the cases of `result` (which ran on `backend`), matched by
 /// size: a finding replaces the case's verdict (it names the cause); on the simulator, a failure of

@@ -116,15 +116,7 @@ class GpuToolchain final : public Toolchain {
 
   /// The last line of `nvcc --version` ("Build cuda_13.0.r13.0/compiler.36424714_0"); asked once.
   const std::string& nvcc_version() const {
-    std::call_once(version_once_, [&] {
-      ProcessOptions opts;
-      opts.argv = {nvcc_.string(), "--version"};
-      opts.timeout = std::chrono::seconds(60);
-      const ProcessResult r = run_process(opts);
-      std::string text = r.output;
-      while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-      version_ = text.substr(text.rfind('\n') + 1);
-    });
+    std::call_once(version_once_, [&] { version_ = tool_version(nvcc_, config_.cache_dir, VersionLine::last); });
     return version_;
   }
 

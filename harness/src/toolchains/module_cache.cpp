@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -226,6 +227,46 @@ CompileResult cached_compile(const fs::path& cache_dir, const std::string& key,
   result.ok = true;
   result.module = module;
   return result;
+}
+
+std::string tool_version(const fs::path& tool, const fs::path& cache_dir, VersionLine line) {
+  std::error_code ec;
+  const fs::path real = fs::canonical(tool, ec);
+  const auto size = ec ? 0 : fs::file_size(real, ec);
+  const auto stamp = ec ? fs::file_time_type{} : fs::last_write_time(real, ec);
+  const std::string key =
+      content_key({real.string(), std::to_string(size), std::to_string(stamp.time_since_epoch().count()),
+                   line == VersionLine::first ? "first" : "last"});
+  // One lookup at a time: toolchains compiling at once ask once between them.
+  static std::mutex mutex;
+  static std::map<std::string, std::string> known;
+  std::lock_guard lock(mutex);
+  const std::string known_key = key + cache_dir.string();
+  if (const auto it = known.find(known_key); it != known.end()) return it->second;
+  const fs::path file = cache_dir / "tools" / (key + ".txt");
+  std::string version;
+  if (!ec) {
+    std::ifstream in(file);
+    std::getline(in, version);
+  }
+  if (version.empty()) {
+    ProcessOptions opts;
+    opts.argv = {tool.string(), "--version"};
+    opts.timeout = std::chrono::seconds(60);
+    std::string text = run_process(opts).output;
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+    version = line == VersionLine::first ? text.substr(0, text.find('\n')) : text.substr(text.rfind('\n') + 1);
+    if (!version.empty() && !ec) {
+      // Written whole, then renamed: a reader finds the line or no file.
+      fs::create_directories(file.parent_path(), ec);
+      const fs::path tmp = file.string() + ".tmp." + std::to_string(getpid());
+      std::ofstream(tmp) << version << '\n';
+      fs::rename(tmp, file, ec);
+      if (ec) fs::remove(tmp, ec);
+    }
+  }
+  known.emplace(known_key, version);
+  return version;
 }
 
 }  // namespace cudalab

@@ -60,6 +60,15 @@ CompileResult cached_compile(
     const std::filesystem::path& cache_dir, const std::string& key,
     const std::function<ProcessResult(const std::filesystem::path& output, std::string& command)>& compile);
 
+/// Which line of a tool's `--version` output names it.
+enum class VersionLine { first, last };
+
+/// A line of `tool --version` (a compiler's "c++ (Debian 12.2.0-14) 12.2.0", nvcc's last "Build …"),
+/// part of every module's cache key. Remembered per process and in `cache_dir/tools`, keyed by the
+/// tool's resolved path, size and modification time, so that a check does not start the compiler
+/// once more only to ask its name (some 30 ms each); empty when the tool does not answer.
+std::string tool_version(const std::filesystem::path& tool, const std::filesystem::path& cache_dir, VersionLine line);
+
 /// Quotes a command line for display.
 std::string shell_join(const std::vector<std::string>& argv);
 

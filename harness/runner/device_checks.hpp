@@ -4,6 +4,8 @@
 // under compute-sanitizer instead), and device_checks_none.cpp says so.
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -26,6 +28,10 @@ void forbid_host_memory_in_kernels(bool on);
 
 /// The order in which each block's threads start (the simulator; a GPU ignores it).
 void set_thread_order(protocol::ThreadOrder order, std::uint64_t seed);
+
+/// cudaMalloc for a harness buffer with its guard zones (the runner fills and checks them): the
+/// simulator adds no red zones of its own around it unless the checks are on, which use them.
+cudaError_t allocate_guarded_buffer(void** ptr, std::size_t bytes);
 
 /// Names a harness buffer to the checks: `buffer` (`bytes` long, elements of `element` bytes)
 /// inside the device allocation that starts at `allocation`, whose rest is guard zone. An

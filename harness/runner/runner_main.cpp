@@ -556,7 +556,8 @@ class Run {
       s.guard = spec_.case_markers ? 0
                 : checked_set(set) ? protocol::checked_guard_bytes(s.where.bytes)
                                    : protocol::guard_bytes(s.where.bytes);
-      check_cuda(cudaMalloc(&s.allocation, s.where.bytes + 2 * s.guard), "allocating " + name);
+      check_cuda(cudalab::runner::allocate_guarded_buffer(&s.allocation, s.where.bytes + 2 * s.guard),
+                 "allocating " + name);
       s.device = static_cast<std::byte*>(s.allocation) + s.guard;
       check_cuda(cudaMemset(s.allocation, guard_fill(s.where.role), s.guard), "filling the guard zone before " + name);
       check_cuda(cudaMemset(static_cast<std::byte*>(s.device) + s.where.bytes, guard_fill(s.where.role), s.guard),

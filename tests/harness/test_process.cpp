@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -90,6 +91,22 @@ TEST(Process, CrashBecomesSignalStatus) {
   EXPECT_EQ(r.status, ProcessResult::Status::signaled);
   EXPECT_EQ(r.signal, SIGSEGV);
   EXPECT_NE(describe_signal(r.signal).find("SIGSEGV"), std::string::npos);
+}
+
+// The default check's plain run yields the CPU to its checked run: a child started with a niceness
+// runs that much nicer than its parent (coreutils' `nice` prints its own niceness).
+TEST(Process, AChildCanBeStartedNicer) {
+  ProcessOptions opts;
+  opts.argv = {"/usr/bin/nice"};
+  opts.niceness = 5;
+  const ProcessResult r = run_process(opts);
+  ASSERT_TRUE(r.ok()) << r.error << r.output;
+  errno = 0;
+  const int parent = getpriority(PRIO_PROCESS, 0);
+  ASSERT_EQ(errno, 0);
+  EXPECT_EQ(std::stoi(r.output), std::min(parent + 5, 19));
+  opts.niceness = 0;
+  EXPECT_EQ(std::stoi(run_process(opts).output), parent);
 }
 
 TEST(Process, HangIsKilledAtTheTimeout) {

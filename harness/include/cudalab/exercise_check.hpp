@@ -49,6 +49,9 @@ struct CheckOptions {
   /// and each block's threads in other orders; what it finds leads the case's report. It compiles
   /// at the same time as the plain build. Null: no checked run (`check --fast`).
   const Toolchain* checked_toolchain = nullptr;
+  /// Added to the runners' nice value: the default check's plain run and other thread orders yield
+  /// the CPU to its checked run, the last to start and the one the verdict waits for.
+  int runner_niceness = 0;
 };
 
 /// One case's outcome.
@@ -137,6 +140,7 @@ struct RunnerCall {
   /// a check right before the runner's process starts. Not called if the runner ends first.
   std::function<void()> before_run = {};
   std::vector<std::string> runner_prefix = {};  ///< CheckOptions::runner_prefix
+  int niceness = 0;                             ///< CheckOptions::runner_niceness
   /// A bench in rounds (protocol::Spec::rounds): called each time the runner is at its gate, in
   /// place of `before_run`; from the second time on the gate's socket (its argument) holds the
   /// round's median (a double) to read. Returns protocol::kGateGo or kGateFinish.

@@ -256,7 +256,9 @@ cudaError_t failed_copy(cudaError_t e, const char* api, void* dst, const void* s
   return failed(e, records::explain_failed_copy(api, dst, src, count, static_cast<int>(kind), cudaGetErrorName(e)));
 }
 
-cudaError_t allocate(const char* api, void** ptr, std::size_t size, Space space) {
+/// `guarded_by_caller`: the runner's own buffers, between guard zones it fills and checks itself;
+/// without the checks they need no red zones of their own (with them, the zones are the checks').
+cudaError_t allocate(const char* api, void** ptr, std::size_t size, Space space, bool guarded_by_caller = false) {
   if (cudaError_t e = sticky_error()) return set_error(e);
   if (ptr == nullptr) return set_error(cudaErrorInvalidValue);
   if (size == 0) {
@@ -276,7 +278,9 @@ cudaError_t allocate(const char* api, void** ptr, std::size_t size, Space space)
   // instead of in the heap.
   // With the checks on, an access there is a finding whatever it holds: the zones are not filled
   // (each fresh page costs a fault), and reach at least as far as the runner's guard zones.
-  const std::size_t zone = checks::active ? std::max(checks::red_zone(size), kCheckedZone) : checks::red_zone(size);
+  const std::size_t zone = checks::active      ? std::max(checks::red_zone(size), kCheckedZone)
+                           : guarded_by_caller ? 0
+                                               : checks::red_zone(size);
   void* real = std::aligned_alloc(256, rounded + 2 * zone);
   if (real == nullptr) return set_error(cudaErrorMemoryAllocation);
   void* p = static_cast<char*>(real) + zone;
@@ -991,6 +995,10 @@ cudaError_t cudaFuncSetCacheConfig(const void* func, enum cudaFuncCache) {
 }  // extern "C"
 
 // ---- the runner's question when solve returns (runner/device_checks.hpp) ----
+cudaError_t cudalab::runner::allocate_guarded_buffer(void** ptr, std::size_t bytes) {
+  return allocate("cudaMalloc", ptr, bytes, Space::device, true);
+}
+
 std::string cudalab::runner::unfinished_stream_work() {
   State& s = state();
   protocol::Finding f;

@@ -97,6 +97,7 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
     call.spec.order_seed = derive_from_seed(options.seed, "thread order");  // never the seed itself
     call.spec.case_markers = !options.runner_prefix.empty();
     call.runner_prefix = options.runner_prefix;
+    call.niceness = options.runner_niceness;
     protocol::Spec spec = make_spec(call, sets, shared, case_of_set, first);
     if (!options.orders.empty()) spec.orders.assign(options.orders.begin() + first, options.orders.end());
     if (spec.checks) {
@@ -346,6 +347,10 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
   const Toolchain* checked = whole_run_checked ? nullptr : options.checked_toolchain;
   std::atomic<bool> plain_compiled{true};
   std::future<CheckedRun> checked_run;
+  // On the simulator the plain run and the other orders yield the CPU to the checked run: it starts
+  // last (its build compiles longer) and the verdict waits for it; they still end before it does.
+  CheckOptions yielding = options;
+  if (checked != nullptr && toolchain.backend() == Backend::sim) yielding.runner_niceness = 5;
   // On the simulator the other thread orders run from the plain build, as soon as it is compiled
   // (declared after checked_run: a check that ends early answers the checked run before waiting on it).
   OrdersFromPlainBuild plain_orders(checked != nullptr && toolchain.backend() == Backend::sim);
@@ -364,8 +369,8 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
     result.verdict = Verdict::compile_error;
     return result;
   }
-  plain_orders.start(task, toolchain, result.compile.module, options);
-  result.cases = run_cases(task, toolchain, result.compile.module, cases, options, progress);
+  plain_orders.start(task, toolchain, result.compile.module, yielding);
+  result.cases = run_cases(task, toolchain, result.compile.module, cases, yielding, progress);
   // What stops a check does not depend on the size (stops_check): one report is enough.
   for (std::size_t i = result.cases.size(); i < cases.size(); ++i) {
     CaseResult skipped;

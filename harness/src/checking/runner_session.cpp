@@ -260,6 +260,7 @@ RunnerProcess spawn_runner(const RunnerSandbox& box, const RunnerCall& call, con
   // A reply is a few kilobytes; the cap is for a flood, whatever the number of cases.
   opts.max_result_bytes = protocol::kMaxReplyBytes * (cases > 1 ? 2 : 1);
   box.apply(opts);  // limits, clean environment, private working folder
+  opts.niceness = call.niceness;
   // A tool around the runner (compute-sanitizer, ncu) reserves more address space than a runner
   // may, and its report is read whole: every case's findings, up to the flood limit, not the
   // first 16 KiB that a report of the runner's own output keeps.

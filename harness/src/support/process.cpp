@@ -258,6 +258,7 @@ ProcessResult run_process(const ProcessOptions& options) {
   }
   const std::vector<PreparedLimit> limits = prepare_limits(options.limits);
   const char* working_dir = options.working_dir.empty() ? nullptr : options.working_dir.c_str();
+  const int niceness = options.niceness == 0 ? 0 : getpriority(PRIO_PROCESS, 0) + options.niceness;
   const pid_t parent = getpid();
 
   install_signal_handlers();
@@ -308,6 +309,7 @@ ProcessResult run_process(const ProcessOptions& options) {
     }
     if (ok) stage = SpawnReport::limits;
     for (std::size_t i = 0; ok && i < limits.size(); ++i) ok = setrlimit(limits[i].resource, &limits[i].value) == 0;
+    if (ok && niceness != 0) ok = setpriority(PRIO_PROCESS, 0, niceness) == 0;
     if (ok) {
       stage = SpawnReport::exec;
       if (envp.empty()) {

@@ -79,6 +79,7 @@ struct ProcessOptions {
   /// When set, the child's whole environment ("NAME=value" each): nothing of the parent's leaks in.
   std::optional<std::vector<std::string>> environment;
   std::string working_dir;  ///< the child's working directory; empty: the parent's
+  int niceness = 0;         ///< added to the child's nice value before exec (setpriority): > 0 yields the CPU
 };
 
 /// How the child ended and what it printed.

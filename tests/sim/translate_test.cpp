@@ -147,6 +147,34 @@ TEST(SimTranslate, StaticSharedIsNotedInFunctionsAndRegisteredAtNamespaceScope) 
   EXPECT_EQ(lines(out), 8u);
 }
 
+// Local arrays of device code declared without an initializer are noted for the checked build
+// (which names a read of a slot never written); initialised ones, host code's, expressions, local
+// types' members and declarations that are not plain are left alone. Lines stay where they were.
+TEST(SimTranslate, LocalArraysOfDeviceCodeAreNoted) {
+  const std::string out = body(
+      "__device__ float pick(int i) { float w[9]; float* p[2], q[3][4]; return w[i]; }\n"
+      "template <int N> __global__ void k(float* out) {\n"
+      "  float window[N]; window[0] = 1.f; float done[3] = {};\n"
+      "  for (int i = 0; i < 2; ++i) { unsigned int t[2]; out[i] = t[0]; }\n"
+      "  struct S { float member[4]; };\n"
+      "  if (out) float lone[2];\n"
+      "  static float kept[2]; const float c[1] = {1.f}; float a[2], b;\n"
+      "}\n"
+      "void host() { float h[4]; (void)h; }\n");
+  EXPECT_NE(out.find("float w[9]; CUDALAB_SIM_LOCAL(w);"), std::string::npos) << out;
+  EXPECT_NE(out.find("float* p[2], q[3][4]; CUDALAB_SIM_LOCAL(p); CUDALAB_SIM_LOCAL(q);"), std::string::npos) << out;
+  EXPECT_NE(out.find("float window[N]; CUDALAB_SIM_LOCAL(window); window[0] = 1.f; float done[3] = {};\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("unsigned int t[2]; CUDALAB_SIM_LOCAL(t);"), std::string::npos) << out;
+  for (const char* left : {"member", "lone", "kept", "(c)", "(a)", "(h)", "(done)"}) {
+    EXPECT_EQ(out.find(std::string("CUDALAB_SIM_LOCAL") + (left[0] == '(' ? "" : "(") + left), std::string::npos)
+        << left << " should be left alone:\n"
+        << out;
+  }
+  EXPECT_EQ(lines(out), 9u);
+}
+
 TEST(SimTranslate, ManagedVariablesAreRegistered) {
   const std::string out = body(
       "__device__ __managed__ int counter = 0, table[4];\n"

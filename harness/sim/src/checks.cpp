@@ -88,6 +88,7 @@ struct Region {
   bool dynamic = false;              // the extern __shared__ area
   bool constant = false;             // a __constant__ variable (bounds only: it is written from the host)
   bool host_visible = false;         // page-locked or managed memory: the host reads and writes it directly
+  bool local = false;                // a thread's local array (CUDALAB_SIM_LOCAL): its own, never raced on
   std::uintptr_t section_begin = 0;  // constants: the section they and their pads fill
   std::uintptr_t section_end = 0;
   std::uint32_t gen = 0;  // shared: the block run it was last poisoned for
@@ -120,6 +121,8 @@ struct Ctx {
   Region dynamic;
   std::vector<std::unique_ptr<Region>> slots;  // static shared variables, by offset
   std::map<const void*, Region*> slot_of;      // by the storage's own address
+  // The local arrays in scope of this host thread's CUDA threads (on their fibers' stacks), by address.
+  std::map<std::uintptr_t, std::unique_ptr<Region>> locals;
 };
 
 __attribute__((tls_model("initial-exec"))) thread_local Ctx* tls_ctx = nullptr;
@@ -416,12 +419,14 @@ void check_cells(Ctx& c, Region& r, std::uintptr_t a, unsigned size, bool write,
       if (!written) {
         reported_init = true;
         report_access(FindingKind::uninitialized, c, r, a, size, write, pc,
-                      r.shared ? "shared memory that no thread of this block had written"
-                               : (r.name.empty() ? "device memory that nothing had written since cudaMalloc"
-                                                 : r.name + " as solve received it: its contents are garbage"));
+                      r.shared  ? "shared memory that no thread of this block had written"
+                      : r.local ? "a slot of this thread's local array " + r.name +
+                                      " that it had not written: a local array starts with garbage"
+                      : r.name.empty() ? "device memory that nothing had written since cudaMalloc"
+                                       : r.name + " as solve received it: its contents are garbage");
       }
     }
-    if (!reported_race) {
+    if (!reported_race && !r.local) {
       if (races(c, cell.write, gen, bytes, true, write, r.shared)) {
         reported_race = true;
         report_race(c, r, a, size, write, pc, cell.write, true, own);
@@ -483,7 +488,12 @@ void check(std::uintptr_t a, unsigned size, bool write, std::uintptr_t pc) {
   Ctx& c = *cp;
   Region* r = nullptr;
   const auto arena = reinterpret_cast<std::uintptr_t>(c.arena);
-  if (c.arena != nullptr && a - arena < kArenaBytes) {
+  if (!c.locals.empty()) {
+    if (auto it = c.locals.upper_bound(a); it != c.locals.begin() && a < (--it)->second->end) r = it->second.get();
+  }
+  if (r != nullptr) {
+    // a local array of the running thread (an access past its end is not checked: the stack)
+  } else if (c.arena != nullptr && a - arena < kArenaBytes) {
     r = find_slot(c, a);
   } else {
     r = c.last;
@@ -682,6 +692,7 @@ void block_begin(unsigned long long linear) {
   c.block = static_cast<std::uint32_t>(linear);
   c.thread = 0;
   c.epoch = 0;
+  c.locals.clear();  // a block abandoned at a fault never left its threads' scopes
   std::fill(std::begin(c.warp_epoch), std::end(c.warp_epoch), 0);
   if (profile::active) profile::block_begin(linear);
 }
@@ -1025,6 +1036,28 @@ void cudalab_sim_constant_variable(const void* addr, size_t bytes, size_t elemen
     r->section_end = last;
   }
   layout_constants(g, begin, std::move(r));
+}
+
+void cudalab_sim_local_begin(const void* addr, size_t bytes, size_t element, size_t inner, const char* name) {
+  using namespace cudalab::sim::checks;
+  if (!active || cudalab::sim::profile::active || tls_ctx == nullptr || !tls_ctx->in_kernel) return;
+  auto r = std::make_unique<Region>();
+  r->local = true;
+  r->begin = reinterpret_cast<std::uintptr_t>(addr);
+  r->end = r->begin + bytes;
+  r->zone_begin = r->begin;
+  r->zone_end = r->end;
+  r->name = name;
+  r->element = element;
+  r->inner = inner;
+  r->cells = cells_for(bytes);
+  const std::uintptr_t key = r->begin;
+  tls_ctx->locals.insert_or_assign(key, std::move(r));
+}
+
+void cudalab_sim_local_end(const void* addr) {
+  using namespace cudalab::sim::checks;
+  if (tls_ctx != nullptr && !tls_ctx->locals.empty()) tls_ctx->locals.erase(reinterpret_cast<std::uintptr_t>(addr));
 }
 
 void* cudalab_sim_checked_shared(const void* key, size_t bytes, size_t align, const char* name, size_t element,

@@ -169,6 +169,10 @@ std::pair<std::string, std::string> describe(const Finding& f, const std::map<st
         fix =
             "every block starts with garbage in shared memory: make sure a thread writes each element before any "
             "thread reads it (where the data ends, write 0 instead of skipping), with __syncthreads() between";
+      } else if (f.where.find("local array") != std::string::npos) {
+        fix =
+            "write every slot of a local array before reading it: where a slot has no value (a neighbour outside "
+            "the data), give it one (clamp to the border, or a neutral value), or read only the slots you wrote";
       } else if (f.where.find("as solve received it") != std::string::npos) {
         fix =
             "an output starts with garbage: set it before adding into it (cudaMemset(ptr, 0, bytes), or a kernel "

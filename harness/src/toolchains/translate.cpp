@@ -403,6 +403,7 @@ class Translator {
   std::string run() {
     collect_template_kernels();
     collect_spaces();
+    note_local_arrays();
     std::vector<Scope> scopes{Scope::ns};
     for (std::size_t i = 0; i < t_.size(); ++i) {
       const Token& tk = t_[i];
@@ -749,6 +750,87 @@ class Translator {
       r += c;
     }
     return r + "\"";
+  }
+
+  /// After each local array declared without an initializer in device code (`float window[9];`):
+  /// ` CUDALAB_SIM_LOCAL(window);`, which the checked build makes a region of the checks, so that a
+  /// read of a slot the thread never wrote is named (-ftrivial-auto-var-init only poisons it). Only
+  /// plain declarations that start a statement of the body; anything else is left alone.
+  void note_local_arrays() {
+    for (const Function& f : functions_) {
+      if (f.space != kGlobalFn && f.space != kDeviceFn && f.space != kHostDeviceFn) continue;
+      bool statement_start = true;
+      int parens = 0;
+      for (std::size_t k = f.open + 1; k < f.close; ++k) {
+        if (t_[k].kind == Kind::directive) continue;
+        if (punct(k, '(')) ++parens;
+        if (punct(k, ')')) --parens;
+        if (parens == 0 && (punct(k, '{') || punct(k, '}') || punct(k, ';'))) {
+          statement_start = true;
+          continue;
+        }
+        if (!statement_start) continue;
+        statement_start = false;
+        if (parens != 0) continue;
+        if (is(k, "struct") || is(k, "class") || is(k, "union") || is(k, "enum") || is(k, "typedef")) {
+          // A local type: its members are not locals. Its body is skipped; its ';' ends it.
+          std::size_t b = k;
+          while (b < f.close && !punct(b, '{') && !punct(b, ';')) ++b;
+          if (b < f.close && punct(b, '{')) k = match_forward(b, '{', '}');
+          continue;
+        }
+        k = local_array_declaration(k, f.close);
+      }
+    }
+  }
+
+  /// The statement starting at `head` (within a body ending at `limit`): if it declares local
+  /// arrays only (`T a[N], b[M][K];`), notes them after its ';'. Returns the last token looked at.
+  std::size_t local_array_declaration(std::size_t head, std::size_t limit) {
+    static const std::set<std::string_view> kNotLocal = {
+        "static",       "extern",     "typedef",     "using",    "thread_local", "__shared__",
+        "__constant__", "__device__", "__managed__", "struct",   "class",        "union",
+        "enum",         "template",   "friend",      "operator", "const",        "constexpr"};
+    std::size_t semi = head;
+    int depth = 0;
+    for (; semi < limit; ++semi) {
+      if (punct(semi, '(') || punct(semi, '[') || punct(semi, '{')) ++depth;
+      if (punct(semi, ')') || punct(semi, ']') || punct(semi, '}')) --depth;
+      if (depth < 0 || (depth == 0 && (punct(semi, '=') || punct(semi, '(') || punct(semi, '{')))) return head;
+      if (depth == 0 && punct(semi, ';')) break;
+    }
+    if (semi >= limit || t_[head].kind != Kind::ident) return head;
+    // The type: names, `::`, template arguments, `*`; then declarators `name[...]...`, by commas.
+    std::size_t k = head;
+    int angle = 0;
+    for (; k < semi; ++k) {
+      if (t_[k].kind == Kind::ident) {
+        if (kNotLocal.count(text(k)) != 0 || expression_keyword(text(k))) return head;
+        if (angle == 0 && punct(k + 1, '[')) break;  // the first declarator's name
+        continue;
+      }
+      if (punct(k, '<')) ++angle;
+      if (punct(k, '>')) --angle;
+      if (!(is(k, "::") || punct(k, '<') || punct(k, '>') || punct(k, '*') || punct(k, ',') ||
+            t_[k].kind == Kind::number)) {
+        return head;
+      }
+    }
+    if (k == head || k >= semi) return head;  // `a[i];`: no type, an expression
+    std::vector<std::string> names;
+    while (k < semi) {
+      while (k < semi && punct(k, '*')) ++k;
+      if (k >= semi || t_[k].kind != Kind::ident || !punct(k + 1, '[')) return head;
+      names.emplace_back(text(k));
+      ++k;
+      while (k < semi && punct(k, '[')) k = match_forward(k, '[', ']') + 1;
+      if (k < semi && !punct(k, ',')) return head;
+      if (k < semi) ++k;
+    }
+    std::string notes;
+    for (const auto& name : names) notes += " CUDALAB_SIM_LOCAL(" + name + ");";
+    edits_.push_back({t_[semi].end, t_[semi].end, notes});
+    return semi - 1;  // the caller's loop meets the ';' and starts the next statement
   }
 
   /// Prefix of the storage a function-scope `__shared__` variable is renamed to.

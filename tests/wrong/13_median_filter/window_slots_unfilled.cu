@@ -1,9 +1,11 @@
-// expect: wrong_output | border
+// expect: uninitialized_read | local array window
+// finding: uninitialized_read | 24 | write every slot of a local array
 // Bug: neighbours outside the image are skipped instead of clamped to the border, but the sort
 // still takes all 9 slots of the window: at the border, the slots of the missing neighbours are
 // never written and hold whatever the thread's local memory held. On a GPU that is garbage from
 // earlier code; on the simulator's plain run, the previous thread's values; the checked run starts
-// every local as 0xFE bytes (a float reads -1.7e38), so the median is wrong at every border pixel.
+// every local as 0xFE bytes (a float reads -1.7e38), so the median is wrong at every border pixel,
+// and names the first read of a slot the thread never wrote.
 #include <cuda_runtime.h>
 
 __global__ void median_filter(const float* image, float* out, int H, int W) {

@@ -120,6 +120,9 @@ void* cudalab_sim_guarded_shared(const void* key, size_t bytes, size_t align, si
 // The checked build (CUDALAB_SIM_CHECKS): shared variables in the runtime's arena.
 void* cudalab_sim_checked_shared(const void* key, size_t bytes, size_t align, const char* name, size_t element,
                                  size_t inner);
+// The checked build: a thread's local array, checked from its declaration to the end of its scope.
+void cudalab_sim_local_begin(const void* addr, size_t bytes, size_t element, size_t inner, const char* name);
+void cudalab_sim_local_end(const void* addr);
 }
 
 // ---- barriers, fences ---------------------------------------------------------------------------
@@ -685,6 +688,35 @@ inline void* untyped_address(T& v) {
 /// runtime's shared-memory arena, between red zones, and the compiler instruments every access
 /// through it (a `static thread_local` accessed directly would not be).
 #define CUDALAB_SIM_SHARED(name, storage) auto& name = *::cudalab_sim::checked_shared(&storage, #name)
+#endif
+
+#ifndef CUDALAB_SIM_CHECKS
+/// After a local array declared without an initializer in device code (the translator writes it):
+/// nothing in the plain build.
+#define CUDALAB_SIM_LOCAL(name) static_assert(true)
+#else
+namespace cudalab_sim {
+/// The checked build: the array is a region of the checks while it is in scope, its slots unwritten,
+/// so that reading a slot this thread never wrote is named with its line.
+class checked_local {
+ public:
+  template <class T>
+  checked_local(const T& array, const char* name) : address_(&array) {
+    using Element = std::remove_all_extents_t<T>;
+    size_t inner = 0;
+    if constexpr (std::rank_v<T> >= 2) inner = std::extent_v<T, std::rank_v<T> - 1>;
+    cudalab_sim_local_begin(address_, sizeof(T), sizeof(Element), inner, name);
+  }
+  checked_local(const checked_local&) = delete;
+  checked_local& operator=(const checked_local&) = delete;
+  ~checked_local() { cudalab_sim_local_end(address_); }
+
+ private:
+  const void* address_;
+};
+}  // namespace cudalab_sim
+#define CUDALAB_SIM_LOCAL(name) \
+  const ::cudalab_sim::checked_local CUDALAB_SIM_CONCAT(cudalab_sim_local_, __COUNTER__)(name, #name)
 #endif
 
 #define CUDALAB_SIM_CONCAT2(a, b) a##b

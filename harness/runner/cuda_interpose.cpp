@@ -63,6 +63,24 @@ cudaError_t copied(cudaError_t err, const char* api, void* dst, const void* src,
   return err;
 }
 
+/// The error of a copy refused here, until cudaGetLastError returns it (per host thread, as the
+/// runtime keeps its own): the runner reads it after solve, as it would the runtime's.
+thread_local cudaError_t refused_error = cudaSuccess;
+
+/// A copy whose host side runs past the end of one of the harness's host buffers is refused and
+/// named, as the simulator does, before it crashes the runner or writes over another case's data.
+cudaError_t refuse_host_overrun(const char* api, void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+  std::string overrun = records::find_allocation(dst) ? "" : records::host_buffer_overrun(api, dst, bytes, false);
+  if (overrun.empty() && !records::find_allocation(src)) overrun = records::host_buffer_overrun(api, src, bytes, true);
+  if (overrun.empty()) return cudaSuccess;
+  cudalab::protocol::FailedCall call = records::explain_failed_copy(api, dst, src, bytes, static_cast<int>(kind),
+                                                                    cudaGetErrorName(cudaErrorInvalidValue));
+  call.cause = std::move(overrun);
+  records::record_failed_call(std::move(call));
+  refused_error = cudaErrorInvalidValue;
+  return cudaErrorInvalidValue;
+}
+
 cudaError_t set(cudaError_t err, const char* api, void* ptr, int value, size_t bytes) {
   if (err != cudaSuccess) {
     records::record_failed_call(records::explain_failed_memset(api, ptr, value, bytes, cudaGetErrorName(err)));
@@ -104,14 +122,30 @@ cudaError_t CUDARTAPI cudaFreeHost(void* ptr) {
   return freed(fn(ptr), "cudaFreeHost", ptr);
 }
 
+cudaError_t CUDARTAPI cudaGetLastError() {
+  static auto fn = real<cudaError_t (*)()>("cudaGetLastError");
+  const cudaError_t err = fn();
+  const cudaError_t refused = refused_error;
+  refused_error = cudaSuccess;
+  return err != cudaSuccess ? err : refused;
+}
+
+cudaError_t CUDARTAPI cudaPeekAtLastError() {
+  static auto fn = real<cudaError_t (*)()>("cudaPeekAtLastError");
+  const cudaError_t err = fn();
+  return err != cudaSuccess ? err : refused_error;
+}
+
 cudaError_t CUDARTAPI cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
   static auto fn = real<cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind)>("cudaMemcpy");
+  if (const cudaError_t refused = refuse_host_overrun("cudaMemcpy", dst, src, bytes, kind)) return refused;
   return copied(fn(dst, src, bytes, kind), "cudaMemcpy", dst, src, bytes, kind);
 }
 
 cudaError_t CUDARTAPI cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
                                       cudaStream_t stream) {
   static auto fn = real<cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t)>("cudaMemcpyAsync");
+  if (const cudaError_t refused = refuse_host_overrun("cudaMemcpyAsync", dst, src, bytes, kind)) return refused;
   return copied(fn(dst, src, bytes, kind, stream), "cudaMemcpyAsync", dst, src, bytes, kind, stream);
 }
 

@@ -1,5 +1,4 @@
 // finding: cuda_error | - | cudaMemcpy writes
-// finding on gpu: skip: the GPU runner does not check copies against the harness's host buffers
 // Bug: the copy back counts a million elements too many. The device buffer is large enough, but
 // `data` holds n ints: the copy would write past its end (a segmentation fault, or over the next
 // case's inputs). The simulator refuses the copy and names the host buffer and both sizes.

@@ -388,10 +388,9 @@ void make_cells(Region& r) {
 
 /// An allocation whose cells are made when first needed, saying `written` of every byte.
 void defer_cells(Region& r, bool written) {
-  r.cells.clear();
-  r.cells.shrink_to_fit();
+  r.cells = {};
   r.cells_start_written = written;
-  r.cells_pending.store(r.end - r.begin <= kMaxShadowedBytes && !profile::active, std::memory_order_release);
+  r.cells_pending.store(true, std::memory_order_release);  // cells_for decides whether there are any
 }
 
 void check_cells(Ctx& c, Region& r, std::uintptr_t a, unsigned size, bool write, std::uintptr_t pc) {
@@ -489,13 +488,12 @@ void check(std::uintptr_t a, unsigned size, bool write, std::uintptr_t pc) {
   Region* r = nullptr;
   const auto arena = reinterpret_cast<std::uintptr_t>(c.arena);
   if (!c.locals.empty()) {
+    // A local array of the running thread (an access past its end is not checked: the stack).
     if (auto it = c.locals.upper_bound(a); it != c.locals.begin() && a < (--it)->second->end) r = it->second.get();
   }
-  if (r != nullptr) {
-    // a local array of the running thread (an access past its end is not checked: the stack)
-  } else if (c.arena != nullptr && a - arena < kArenaBytes) {
+  if (r == nullptr && c.arena != nullptr && a - arena < kArenaBytes) {
     r = find_slot(c, a);
-  } else {
+  } else if (r == nullptr) {
     r = c.last;
     if (r == nullptr || a - r->zone_begin >= r->zone_end - r->zone_begin) {
       r = find_region(a);

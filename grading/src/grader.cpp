@@ -256,6 +256,9 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
   checked_config.checked = true;
   const std::unique_ptr<Toolchain> checked = make_sim_toolchain(checked_config);
   if (std::string why; !checked->available(why)) throw SetupError("the simulator's checked build cannot run: " + why);
+  // On the simulator, nvcc's front end where it is installed: a file it rejects scores as one that
+  // does not compile, as it would on a GPU.
+  const std::unique_ptr<Toolchain> nvcc_front_end = on_gpu ? nullptr : make_nvcc_front_end(config);
   if (!on_gpu && !options.gpus.empty()) {
     throw std::invalid_argument(
         fmt::format("--gpus: grading runs on the CPU simulator here ({}), which has no GPUs: drop --gpus, or grade on "
@@ -436,6 +439,7 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
     check.timeout = options.timeout;
     check.case_data = &case_data;
     check.checked_toolchain = checked.get();
+    check.nvcc_front_end = nvcc_front_end.get();
     try {
       // Compiled first (no GPU needed), so that the check finds the module in the cache.
       const auto compile_start = Clock::now();

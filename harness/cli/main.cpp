@@ -549,6 +549,10 @@ int run_check(const CheckArgs& args) {
   // small sizes, on a GPU machine too (it finds what the GPU's own checks cannot).
   const std::unique_ptr<Toolchain> checked = checked_run_toolchain(config, args.fast || args.selection.tf32);
   options.checked_toolchain = checked.get();
+  // nvcc's front end where nvcc is installed, so the simulator fails what nvcc rejects (not --fast).
+  const std::unique_ptr<Toolchain> nvcc_front_end =
+      args.fast || backend.toolchain->backend() != Backend::sim ? nullptr : make_nvcc_front_end(config);
+  options.nvcc_front_end = nvcc_front_end.get();
   options.seed = args.seed_given ? args.seed : std::random_device{}();
   options.timeout = std::chrono::milliseconds(static_cast<long>(args.timeout_s * 1000));
   options.only_sizes = args.sizes;
@@ -802,8 +806,9 @@ int main(int argc, char** argv) {
                   "check already checks the small ones); on a GPU, also under compute-sanitizer");
   check->add_flag("--fast", check_args.fast,
                   "Skip the checked run (every access of the small sizes checked on the simulator for "
-                  "out-of-bounds accesses, races and uninitialised reads): quicker, but a pass no longer means "
-                  "the kernel is right, and `list` shows it as a fast pass");
+                  "out-of-bounds accesses, races and uninitialised reads) and, on the simulator, nvcc's front "
+                  "end where nvcc is installed: quicker, but a pass no longer means the kernel is right, and "
+                  "`list` shows it as a fast pass");
   check->get_option("--fast")->excludes(check->get_option("--sanitize"));
   check->add_option("--color", check_args.color, "Colour: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))

@@ -291,18 +291,21 @@ protocol::Records named_records(const std::vector<std::vector<Slot>>& sets, cons
 
 class Run {
  public:
-  explicit Run(protocol::Spec spec) : spec_(std::move(spec)) {}
+  explicit Run(protocol::Spec spec)
+      : spec_(std::move(spec)),
+        check_(std::get_if<protocol::CheckRun>(&spec_.run)),
+        bench_(std::get_if<protocol::BenchRun>(&spec_.run)) {}
 
   /// Runs the spec and writes its replies; a Stop thrown before the first case (or in bench) is
   /// main's to write.
   void execute() {
     map_buffers();
-    if (spec_.checks) {
+    if (instrumented()) {
       if (!cudalab::runner::device_checks_available()) {
         throw Stop{error_reply(Status::runner_error, "this runner has no device-code checks (the simulator's has)")};
       }
     }
-    cudalab::runner::set_thread_order(spec_.order, spec_.order_seed);
+    if (check_ != nullptr) cudalab::runner::set_thread_order(check_->order, check_->order_seed);
     // Create the context now, so that its cost and its failures are not blamed on `solve`, and
     // before the lockdown: cuInit fails under Landlock.
     int devices = 0;
@@ -317,17 +320,17 @@ class Run {
       throw Stop{error_reply(Status::runner_error, "cannot lock down: " + *why)};
     }
     phase("lockdown");
-    if (spec_.mode == protocol::Mode::bench) {
+    if (bench_ != nullptr) {
       prepare_host();
       // Nothing of the submission has run yet: waiting here, ready, costs the next timed run nothing.
-      if (spec_.gate) wait_at_gate();
-    } else if (spec_.page_locked_check && !spec_.device_pointers) {
+      if (bench_->gate) wait_at_gate();
+    } else if (check_->page_locked && !spec_.device_pointers) {
       // The streams exercise: its contract gives solve page-locked buffers in check as in bench.
       locked_ = page_locked_ = cudalab::runner::page_lock(base_, sets_end());
     }
     load_module();
     phase("load");
-    if (spec_.mode == protocol::Mode::check) {
+    if (check_ != nullptr) {
       for (std::size_t set = 0; set < sets_.size(); ++set) {
         // Every case's output after its marker: the parent shows each case what it printed.
         std::printf("%.*s%zu\n", static_cast<int>(protocol::kCaseMarker.size()), protocol::kCaseMarker.data(), set);
@@ -395,7 +398,7 @@ class Run {
       // link's speed, several times that of pageable memory, while the GPU is held. Outside the
       // timed calls, which see device memory only.
       locked_ = cudalab::runner::page_lock(base_, mapped_bytes());
-    } else if (spec_.host_memory == protocol::HostMemory::page_locked) {
+    } else if (bench_->host_memory == protocol::HostMemory::page_locked) {
       // Host-pointer exercises: page-locked buffers unless the parent asks for pageable ones. Only
       // the sets' buffers, which solve copies: the witnesses' room after them is written by memcpy.
       locked_ = page_locked_ = cudalab::runner::page_lock(base_, sets_end());
@@ -423,7 +426,7 @@ class Run {
     phase_start_ = Clock::now();
   }
 
-  /// Rounds (Spec::rounds): back at the gate with the round's median, for the parent to give the
+  /// Rounds (BenchRun::rounds): back at the gate with the round's median, for the parent to give the
   /// GPU to the other runner's round. True: time another round; false: finish. The wait is not a
   /// phase of this run.
   bool back_at_gate(double round_median_s) {
@@ -449,17 +452,25 @@ class Run {
   }
 
   /// Whether every access of `set`'s case is checked (the simulator's checked build, --sanitize).
-  [[nodiscard]] bool checked_set(std::size_t set) const {
-    return spec_.checks && (spec_.checked_sets.empty() || spec_.checked_sets.at(set));
+  [[nodiscard]] bool checked_set(std::size_t set) const { return check_ != nullptr && check_->instrumented(set); }
+
+  /// Whether the module is the checked build, its accesses checked or counted.
+  [[nodiscard]] bool instrumented() const {
+    return check_ != nullptr && check_->instrumentation != protocol::Instrumentation::none;
+  }
+
+  /// Whether the checked build counts accesses (`cudalab explain`) instead of checking them.
+  [[nodiscard]] bool counting() const {
+    return check_ != nullptr && check_->instrumentation == protocol::Instrumentation::access_counts;
   }
 
   /// One case of a check: only its buffers are reachable while it runs (expose_only), so that a
   /// copy past the end of one never lands in the next case's inputs.
   Reply check_case(std::size_t set) {
-    if (!spec_.orders.empty()) cudalab::runner::set_thread_order(spec_.orders.at(set), spec_.order_seed + set);
-    if (spec_.checks) {
+    if (!check_->orders.empty()) cudalab::runner::set_thread_order(check_->orders.at(set), check_->order_seed + set);
+    if (instrumented()) {
       // Before the case's buffers are allocated: the checks put red zones around each.
-      cudalab::runner::count_accesses(spec_.explain, spec_.explain_sm_count, spec_.explain_every_block);
+      cudalab::runner::count_accesses(counting(), check_->counts_sm_count, check_->counts_every_block);
       cudalab::runner::enable_device_checks(checked_set(set));
       cudalab::runner::forbid_host_memory_in_kernels(spec_.device_pointers);
     }
@@ -475,8 +486,8 @@ class Run {
     (void)cudaGetLastError();  // the sticky state before the call is not the submission's
     records::clear_records();
     Reply reply = check(set);
-    if (spec_.checks) reply.findings = cudalab::runner::take_findings();
-    if (spec_.explain) reply.profile = cudalab::runner::take_access_profile();
+    if (instrumented()) reply.findings = cudalab::runner::take_findings();
+    if (counting()) reply.profile = cudalab::runner::take_access_profile();
     reply.records = named_records(sets_, base_);
     reply.launches_recorded = cudalab::runner::kernel_tracing_available();
     if (spec_.device_pointers) {
@@ -553,9 +564,9 @@ class Run {
       // Not under a tool (case markers: compute-sanitizer): its memcheck sees an access outside a
       // buffer only where the buffer is an allocation of its own. Smaller in the simulator's checked
       // cases: every access outside a buffer is a finding there, with its line.
-      s.guard = spec_.case_markers ? 0
-                : checked_set(set) ? protocol::checked_guard_bytes(s.where.bytes)
-                                   : protocol::guard_bytes(s.where.bytes);
+      s.guard = check_ != nullptr && check_->case_markers ? 0
+                : checked_set(set)                        ? protocol::checked_guard_bytes(s.where.bytes)
+                                                          : protocol::guard_bytes(s.where.bytes);
       check_cuda(cudalab::runner::allocate_guarded_buffer(&s.allocation, s.where.bytes + 2 * s.guard),
                  "allocating " + name);
       s.device = static_cast<std::byte*>(s.allocation) + s.guard;
@@ -564,13 +575,13 @@ class Run {
                  "filling the guard zone after " + name);
       check_cuda(cudaMemcpy(s.device, base_ + s.where.offset, s.where.bytes, cudaMemcpyHostToDevice),
                  "copying " + name + " to the device");
-      if (spec_.checks) {
+      if (instrumented()) {
         // The guard zones become the checks' red zones; an output holds the parent's poison,
         // which solve must not read as if it were data.
         cudalab::runner::name_device_buffer(s.allocation, s.device, s.where.bytes, sizeof(float), name,
                                             s.where.role != protocol::BufferRole::output);
       }
-      if (s.where.role == protocol::BufferRole::inout && spec_.mode == protocol::Mode::bench) {
+      if (s.where.role == protocol::BufferRole::inout && bench_ != nullptr) {
         check_cuda(cudaMalloc(&s.pristine, std::max<std::size_t>(s.where.bytes, 1)), "allocating " + name);
         check_cuda(cudaMemcpy(s.pristine, s.device, s.where.bytes, cudaMemcpyDeviceToDevice), "copying " + name);
       }
@@ -616,7 +627,7 @@ class Run {
     try {
       guarded_solve(solve_, args);
       // Before the runner's own synchronisation, which would hide a stream solve never waited for.
-      if (const std::string late = cudalab::runner::unfinished_stream_work(); !late.empty() && !spec_.checks) {
+      if (const std::string late = cudalab::runner::unfinished_stream_work(); !late.empty() && !instrumented()) {
         Reply r = error_reply(Status::cuda_error, late);
         r.cuda_error = "cudaErrorNotReady";
         throw Stop{std::move(r)};
@@ -638,7 +649,7 @@ class Run {
     if (failure) {
       reply.records = named_records(sets_, base_);
       reply.launches_recorded = cudalab::runner::kernel_tracing_available();
-      if (spec_.checks) reply.findings = cudalab::runner::take_findings();
+      if (instrumented()) reply.findings = cudalab::runner::take_findings();
       throw Stop{std::move(reply)};
     }
     return reply;
@@ -732,7 +743,7 @@ class Run {
   static void clock_mark(char mark) { (void)!write(protocol::kClockFd, &mark, 1); }
 
   Reply bench() {
-    const cudalab::SamplingPolicy& policy = spec_.policy;
+    const cudalab::SamplingPolicy& policy = bench_->policy;
     cudalab::runner::L2Flush l2_flush;  // a set-up failure is a runner_error (main)
     auto flush = [&] {
       try {
@@ -759,7 +770,7 @@ class Run {
     double solve_s = 0;
     double device_s = 0;
     std::size_t i = 0;
-    // Timed calls until `sampler` has enough; in rounds (Spec::rounds), once per round.
+    // Timed calls until `sampler` has enough; in rounds (BenchRun::rounds), once per round.
     const auto time_calls = [&](cudalab::Sampler& sampler) {
       for (; sampler.want_more(); ++i) {
         const std::size_t set = i % sets_.size();
@@ -806,7 +817,7 @@ class Run {
           const std::size_t measured = reply.samples_s.size();
           reply.samples_s.push_back(seconds);
           if (!device_pointers) reply.kernel_samples_s.push_back(kernel_seconds);
-          for (const auto& w : spec_.witnesses) {
+          for (const auto& w : bench_->witnesses) {
             if (w.call == measured) {
               copy_witness(w, set);
               reply.witnessed.push_back(measured);
@@ -819,7 +830,7 @@ class Run {
     };
     std::optional<cudalab::Sampler> sampler;
     double rounds_wall_s = 0;
-    if (!spec_.rounds) {
+    if (!bench_->rounds) {
       sampler.emplace(policy);
       time_calls(*sampler);
     } else {
@@ -848,7 +859,7 @@ class Run {
                 "tracing, witnesses, statistics");
     // Device-pointer exercises: the kernels' own time from a few traced calls apart from the
     // timed ones, as a profiler would report it (no launch gaps, no host work in solve).
-    if (device_pointers && spec_.kernel_traces && !reply.samples_s.empty()) {
+    if (device_pointers && bench_->kernel_traces && !reply.samples_s.empty()) {
       constexpr std::size_t kTracedCalls = 20;
       const double budget_s = std::max(1.0, 0.2 * policy.time_cap_s);
       const auto phase_start = Clock::now();
@@ -864,7 +875,7 @@ class Run {
       }
       phase("traced calls");
     }
-    if (spec_.clock_batches && !reply.samples_s.empty()) {
+    if (bench_->clock_batches && !reply.samples_s.empty()) {
       // The parent's clock around two batches that differ only in calling solve: their difference
       // is what the calls took, seen from outside this process (protocol.hpp, kClockFd).
       const std::size_t k = protocol::clock_calls_for(cudalab::median(reply.samples_s));
@@ -896,7 +907,7 @@ class Run {
     reply.status = Status::ok;
     reply.stop = summary.stop;
     reply.minimums_met = summary.minimums_met;
-    reply.wall_s = spec_.rounds ? rounds_wall_s : summary.wall_s;
+    reply.wall_s = bench_->rounds ? rounds_wall_s : summary.wall_s;
     if (!device_pointers && cudalab::runner::host_memory_matters()) {
       reply.host_memory = page_locked_ ? protocol::HostMemory::page_locked : protocol::HostMemory::pageable;
     }
@@ -904,7 +915,9 @@ class Run {
   }
 
   protocol::Spec spec_;
-  std::byte* base_ = nullptr;  ///< the shared buffers, as the parent laid them out
+  const protocol::CheckRun* check_;  ///< the check run, or null in a bench
+  const protocol::BenchRun* bench_;  ///< the bench run, or null in a check
+  std::byte* base_ = nullptr;        ///< the shared buffers, as the parent laid them out
   std::vector<std::vector<Slot>> sets_;
   void* solve_ = nullptr;
   std::vector<std::byte> poison_host_;  ///< bench: the parent's output poison

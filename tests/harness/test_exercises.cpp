@@ -6,10 +6,15 @@
 //   // never: <text the report must not contain>   (optional, repeatable)
 //   // only on: sim                          (optional: where the outcome on a GPU is not determined)
 // GPU cases skip, with the reason, where no GPU is visible; the simulator runs them everywhere.
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -508,6 +513,118 @@ TEST(Backend, CompileErrorShowsTheCompilersMessageWithFileAndLine) {
     EXPECT_TRUE(r.cases.empty());
   }
   if (checked.empty()) GTEST_SKIP() << "this build has neither the simulator nor a GPU toolchain";
+}
+
+/// An environment variable set for one scope and put back as it was after.
+class ScopedVariable {
+ public:
+  ScopedVariable(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value != nullptr) {
+      setenv(name, value, 1);
+    } else {
+      unsetenv(name);
+    }
+  }
+  ScopedVariable(const ScopedVariable&) = delete;
+  ScopedVariable& operator=(const ScopedVariable&) = delete;
+  ~ScopedVariable() {
+    if (old_) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+/// A cache folder of its own, so that no test finds another's verdict there.
+ToolchainConfig front_end_config(const char* name) {
+  ToolchainConfig config;
+  config.cache_dir = fs::temp_directory_path() / fmt::format("cudalab-nvcc-front-end-{}-{}", name, getpid());
+  fs::remove_all(config.cache_dir);
+  config.runner_dir = CUDALAB_BIN_DIR;
+  return config;
+}
+
+TEST(NvccFrontEnd, LocationsAreWrittenAsEditorsReadThem) {
+  EXPECT_EQ(gcc_style_locations("/s/kernel.cu(12): error: calling a __host__ function\n  k();\n"),
+            "/s/kernel.cu:12: error: calling a __host__ function\n  k();\n");
+  EXPECT_EQ(gcc_style_locations("a b.cu(3): warning: x\nb.cu(4): remark: y\n"),
+            "a b.cu:3: warning: x\nb.cu:4: remark: y\n");
+  // Text that only looks like a location further in a line is left alone.
+  EXPECT_EQ(gcc_style_locations("  p[i] = f(2): error\n"), "  p[i] = f(2): error\n");
+  EXPECT_EQ(gcc_style_locations("1 error detected in the compilation of \"k.cu\".\n"),
+            "1 error detected in the compilation of \"k.cu\".\n");
+}
+
+TEST(NvccFrontEnd, AFileItRejectsFailsTheSimulatorsCheckInItsWords) {
+  REQUIRE_BACKEND(Backend::sim, sim);
+  const fs::path solution = source_dir / "solutions" / "01_increment" / "kernel.cu";
+  REQUIRE_FILE(solution);
+  // A stand-in nvcc with nvcc's message format: it rejects every file, as nvcc rejects one whose
+  // kernel calls a host function that the host compiler takes.
+  const ToolchainConfig config = front_end_config("fake");
+  fs::create_directories(config.cache_dir);
+  const fs::path fake = config.cache_dir / "nvcc";
+  std::ofstream(fake) << "#!/bin/sh\n"
+                         "[ \"$1\" = --version ] && { echo 'Build fake_1'; exit 0; }\n"
+                         "for a; do last=$a; done\n"
+                         "echo \"$last(27): error: calling a constexpr __host__ function(\\\"min\\\") from a "
+                         "__global__ function(\\\"increment_by_one\\\") is not allowed\"\n"
+                         "exit 1\n";
+  fs::permissions(fake, fs::perms::owner_all);
+  const ScopedVariable nvcc("CUDALAB_NVCC", fake.c_str());
+  const ScopedVariable on("CUDALAB_NVCC_FRONT_END", nullptr);
+  const std::unique_ptr<Toolchain> front_end = make_nvcc_front_end(config);
+  ASSERT_NE(front_end, nullptr);
+  CheckOptions options = test_options();
+  options.nvcc_front_end = front_end.get();
+  const ExerciseResult r = check_exercise(*find_task("01_increment"), *sim, solution, options);
+  EXPECT_EQ(r.verdict, Verdict::compile_error);
+  EXPECT_NE(r.compile.diagnostics.find("nvcc rejects this file, which the simulator's compiler accepted"),
+            std::string::npos)
+      << r.compile.diagnostics;
+  EXPECT_NE(r.compile.diagnostics.find(solution.string() + ":27: error: calling a constexpr __host__ function"),
+            std::string::npos)
+      << r.compile.diagnostics;
+  EXPECT_TRUE(r.cases.empty());
+  // Without it (no nvcc, or turned off) the same file passes: the runs alone decide.
+  options.nvcc_front_end = nullptr;
+  EXPECT_EQ(check_exercise(*find_task("01_increment"), *sim, solution, options).verdict, Verdict::passed);
+  const ScopedVariable off("CUDALAB_NVCC_FRONT_END", "0");
+  EXPECT_EQ(make_nvcc_front_end(config), nullptr);
+  fs::remove_all(config.cache_dir);
+}
+
+TEST(NvccFrontEnd, RejectsWhatNvccRejectsAndPassesTheReferenceWhereNvccIsInstalled) {
+  REQUIRE_BACKEND(Backend::sim, sim);
+  const fs::path solution = source_dir / "solutions" / "01_increment" / "kernel.cu";
+  REQUIRE_FILE(solution);
+  const ScopedVariable on("CUDALAB_NVCC_FRONT_END", nullptr);
+  const ToolchainConfig config = front_end_config("real");
+  const std::unique_ptr<Toolchain> front_end = make_nvcc_front_end(config);
+  if (front_end == nullptr) GTEST_SKIP() << "no nvcc here: the simulator's check relies on the translator's checks";
+  CheckOptions options = test_options();
+  options.nvcc_front_end = front_end.get();
+  // std::min is a host function to nvcc (without --expt-relaxed-constexpr); g++ takes it anywhere.
+  const fs::path with_min = config.cache_dir / "kernel.cu";
+  fs::create_directories(config.cache_dir);
+  std::ofstream(with_min) << "#include <algorithm>\n#include <cuda_runtime.h>\n\n"
+                             "__global__ void increment(int* data, int n) {\n"
+                             "  const int i = std::min(static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x), n);\n"
+                             "  if (i < n) data[i] += 1;\n}\n\n"
+                             "void solve(int* data, int n) { increment<<<(n + 255) / 256, 256>>>(data, n); }\n";
+  const ExerciseResult rejected = check_exercise(*find_task("01_increment"), *sim, with_min, options);
+  EXPECT_EQ(rejected.verdict, Verdict::compile_error) << all_text(rejected);
+  EXPECT_NE(rejected.compile.diagnostics.find(with_min.string() + ":5: error: calling a constexpr __host__ function"),
+            std::string::npos)
+      << rejected.compile.diagnostics;
+  EXPECT_EQ(check_exercise(*find_task("01_increment"), *sim, solution, options).verdict, Verdict::passed);
+  fs::remove_all(config.cache_dir);
 }
 
 }  // namespace

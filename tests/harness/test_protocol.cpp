@@ -99,16 +99,17 @@ TEST(Protocol, ACheckHasOneReplyLinePerCaseInOrder) {
 
 TEST(Protocol, SpecRoundTripsAndIsValidated) {
   Spec s;
-  s.mode = Mode::bench;
   s.module = "/tmp/m.so";
   s.symbol = "_Z5solvePii";
   s.total_bytes = 512;
   s.sets = {{{"data", 0, 256, BufferRole::inout}}, {{"data", 256, 256, BufferRole::inout}}};
   s.args = {{{0, 0}, {std::nullopt, 64}}, {{0, 0}, {std::nullopt, 64}}};
-  s.policy.time_cap_s = 3;
-  s.host_memory = HostMemory::pageable;
+  BenchRun bench;
+  bench.policy.time_cap_s = 3;
+  bench.host_memory = HostMemory::pageable;
+  s.run = bench;
   const Spec back = parse_spec(dump_spec(s));
-  EXPECT_EQ(back.mode, Mode::bench);
+  ASSERT_TRUE(back.is_bench());
   ASSERT_EQ(back.sets.size(), 2u);
   EXPECT_EQ(back.sets[1][0].offset, 256u);
   EXPECT_EQ(back.sets[1][0].role, BufferRole::inout);
@@ -116,21 +117,55 @@ TEST(Protocol, SpecRoundTripsAndIsValidated) {
   ASSERT_EQ(back.args[1].size(), 2u);
   EXPECT_EQ(back.args[1][0].buffer, 0u);
   EXPECT_EQ(back.args[1][1].value, 64);
-  EXPECT_DOUBLE_EQ(back.policy.time_cap_s, 3);
-  EXPECT_EQ(back.host_memory, HostMemory::pageable);
+  EXPECT_DOUBLE_EQ(back.bench().policy.time_cap_s, 3);
+  EXPECT_EQ(back.bench().host_memory, HostMemory::pageable);
   // One argument list per set, or none at all.
   Spec short_args = s;
   short_args.args.pop_back();
   EXPECT_THROW((void)parse_spec(dump_spec(short_args)), ProtocolError);
   // Rounds (paired timing) come back to the gate: a bench without one could not take turns.
   Spec rounds = s;
-  rounds.rounds = true;
+  rounds.bench().rounds = true;
   EXPECT_THROW((void)parse_spec(dump_spec(rounds)), ProtocolError);
-  rounds.gate = true;
-  EXPECT_TRUE(parse_spec(dump_spec(rounds)).rounds);
+  rounds.bench().gate = true;
+  EXPECT_TRUE(parse_spec(dump_spec(rounds)).bench().rounds);
   // A buffer outside the shared file is refused before anything is mapped.
-  s.sets[1][0].bytes = 4096;
+  Spec outside = s;
+  outside.sets[1][0].bytes = 4096;
+  EXPECT_THROW((void)parse_spec(dump_spec(outside)), ProtocolError);
+
+  // A check run keeps its own fields, and only those.
+  CheckRun check;
+  check.instrumentation = Instrumentation::access_counts;
+  check.instrumented_sets = {true, false};
+  check.orders = {ThreadOrder::reverse, ThreadOrder::shuffled};
+  check.order_seed = 7;
+  check.counts_sm_count = 132;
+  s.run = check;
+  const Spec checked = parse_spec(dump_spec(s));
+  ASSERT_FALSE(checked.is_bench());
+  EXPECT_EQ(checked.check().instrumentation, Instrumentation::access_counts);
+  EXPECT_TRUE(checked.check().instrumented(0));
+  EXPECT_FALSE(checked.check().instrumented(1));
+  EXPECT_EQ(checked.check().orders, check.orders);
+  EXPECT_EQ(checked.check().order_seed, 7u);
+  EXPECT_EQ(checked.check().counts_sm_count, 132u);
+  EXPECT_THROW((void)checked.bench(), std::bad_variant_access);
+  const auto wire = nlohmann::json::parse(dump_spec(s));
+  EXPECT_FALSE(wire.contains("bench"));
+  EXPECT_FALSE(wire["check"].contains("witnesses"));
+  // One flag per set; a plain run instruments nothing.
+  s.check().instrumented_sets = {true};
   EXPECT_THROW((void)parse_spec(dump_spec(s)), ProtocolError);
+  s.check() = CheckRun{};
+  EXPECT_FALSE(parse_spec(dump_spec(s)).check().instrumented(0));
+  // Exactly one run: neither, or both, is refused.
+  nlohmann::json both = nlohmann::json::parse(dump_spec(s));
+  both["bench"] = nlohmann::json::parse(dump_spec(back))["bench"];
+  EXPECT_THROW((void)parse_spec(both.dump()), ProtocolError);
+  both.erase("bench");
+  both.erase("check");
+  EXPECT_THROW((void)parse_spec(both.dump()), ProtocolError);
 }
 
 /// parse_reply's one-line reason for `text`, or "" when it parses.

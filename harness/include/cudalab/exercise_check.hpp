@@ -49,6 +49,10 @@ struct CheckOptions {
   /// and each block's threads in other orders; what it finds leads the case's report. It compiles
   /// at the same time as the plain build. Null: no checked run (`check --fast`).
   const Toolchain* checked_toolchain = nullptr;
+  /// On the simulator, where nvcc is installed: its front end (make_nvcc_front_end), compiled at the
+  /// same time as the builds; a file it rejects fails the check as a compile error in its words,
+  /// whatever the runs gave, since a GPU would never run it. Null: the translator's own checks only.
+  const Toolchain* nvcc_front_end = nullptr;
   /// Added to the runners' nice value: the default check's plain run and other thread orders yield
   /// the CPU to its checked run, the last to start and the one the verdict waits for.
   int runner_niceness = 0;
@@ -119,14 +123,14 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
 /// Input sets by reference: a large case is gigabytes, already held by its CaseData.
 using InputSets = std::vector<const std::vector<Buffer>*>;
 
-/// One call of the runner: which module, at which case, in which mode (check, or bench with its
-/// policy: `spec`'s other fields are filled in from the task and the buffers) and under which limits.
+/// One call of the runner: which module, at which case, which run (a check, or a bench with its
+/// policy; the spec's other fields are filled in from the task and the buffers) and under which limits.
 struct RunnerCall {
   const Task& task;                      ///< the exercise, for its signature and requirements
   const Toolchain& toolchain;            ///< whose runner program runs the module
   std::filesystem::path module;          ///< the compiled submission
   Case c;                                ///< the case the input sets belong to
-  protocol::Spec spec;                   ///< mode and policy; the rest is filled in here
+  protocol::Run run;                     ///< the check or bench; the rest of the spec is filled in here
   std::chrono::milliseconds timeout;     ///< per case (a check of several cases gets that many times it)
   std::size_t max_output_bytes;          ///< stdout+stderr per case, as timeout
   std::string visible_devices = {};      ///< CUDA_VISIBLE_DEVICES for the runner; empty: as inherited
@@ -141,7 +145,7 @@ struct RunnerCall {
   std::function<void()> before_run = {};
   std::vector<std::string> runner_prefix = {};  ///< CheckOptions::runner_prefix
   int niceness = 0;                             ///< CheckOptions::runner_niceness
-  /// A bench in rounds (protocol::Spec::rounds): called each time the runner is at its gate, in
+  /// A bench in rounds (protocol::BenchRun::rounds): called each time the runner is at its gate, in
   /// place of `before_run`; from the second time on the gate's socket (its argument) holds the
   /// round's median (a double) to read. Returns protocol::kGateGo or kGateFinish.
   std::function<char(int gate_fd)> at_gate = {};
@@ -164,7 +168,7 @@ using ExpectedFn = std::function<const std::vector<Expected>&(std::size_t set)>;
 
 /// Runs the module on `sets` (one or more input sets of the case, outputs poisoned) in a child
 /// process, then judges every set's outputs against `expected`, and in a bench the outputs of the
-/// witness calls `call.spec` names. `reply`, if given, receives the runner's reply when the run
+/// witness calls `call.run` names. `reply`, if given, receives the runner's reply when the run
 /// succeeded; `clock`, if given and the spec asks for clock batches, the marks the parent saw.
 CaseResult call_runner(const RunnerCall& call, const InputSets& sets, const ExpectedFn& expected,
                        protocol::Reply* reply, ParentClock* clock = nullptr);

@@ -25,6 +25,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -44,7 +45,7 @@ inline constexpr int kClockFd = 5;
 /// before it loads the module. The parent takes the GPU in between, so that starting a process and
 /// a context, the slowest part of a timed run, overlaps another submission's timing.
 inline constexpr int kGateFd = 6;
-/// Bench with Spec::rounds: the parent's answers at the gate. The runner comes back to the gate
+/// Bench with BenchRun::rounds: the parent's answers at the gate. The runner comes back to the gate
 /// after each round of timed calls, sending the round's median (a double) after its ready byte.
 inline constexpr char kGateGo = 'g';      ///< time one (more) round
 inline constexpr char kGateFinish = 'f';  ///< no more rounds: the clock batches, then the reply
@@ -84,7 +85,6 @@ struct ProtocolError : std::runtime_error {
 
 // ---- what the parent asks -----------------------------------------------------------------------
 
-enum class Mode { check, bench };
 enum class BufferRole { input, output, inout };
 enum class HostMemory { page_locked, pageable };
 
@@ -125,51 +125,83 @@ struct Sandbox {
 /// a result that changes with it depends on a race.
 enum class ThreadOrder { forward, reverse, shuffled };
 
-/// What the parent asks one runner to do (`runner --spec JSON`).
-struct Spec {
-  Mode mode = Mode::check;                           ///< check: one Reply per case; bench: one timed Reply
-  std::string module;                                ///< the compiled submission
-  std::string symbol;                                ///< mangled name of `solve`
-  bool device_pointers = false;                      ///< solve takes device pointers (else host pointers)
-  std::size_t total_bytes = 0;                       ///< size of the shared file
-  std::vector<std::vector<BufferSlot>> sets;         ///< check: one set per case; bench: rotating input sets
-  std::vector<std::vector<Arg>> args;                ///< per set: solve's arguments (bench's sets share one shape)
-  SamplingPolicy policy;                             ///< bench
-  HostMemory host_memory = HostMemory::page_locked;  ///< bench, host-pointer exercises
-  std::vector<Witness> witnesses;                    ///< bench: timed calls verified by the parent
-  bool clock_batches = false;                        ///< bench: run the clock batches (kClockFd)
-  bool kernel_traces = true;                         ///< bench: time the kernels alone in extra traced calls
-  bool gate = false;                                 ///< bench: wait at the gate (kGateFd) before loading the module
-  /// Bench with `gate`: time in rounds of `policy` each, back at the gate after every round, until
-  /// the parent answers kGateFinish; so that two runners (a submission and the reference
-  /// solution) take turns on one GPU and their times are compared round by round.
-  bool rounds = false;
-  Sandbox sandbox;  ///< what the runner locks down before loading the module
-  /// Check: the module is the checked build (`--sanitize`); the runner turns the simulator's
-  /// access checks on and names the harness's buffers to them.
-  bool checks = false;
-  /// With `checks`: which sets (cases) are checked, one flag per set (empty: all); the others run
-  /// unchecked, at the plain build's speed.
-  std::vector<bool> checked_sets;
-  /// Check: the order in which the simulator starts a block's threads.
+/// What a check run's module is built to watch.
+enum class Instrumentation {
+  none,           ///< the plain build: nothing is watched
+  access_checks,  ///< the checked build (`--sanitize`, the default check's small cases): each access is checked
+  access_counts,  ///< the checked build counting each access instead (`cudalab explain`)
+};
+
+/// A check run: one Reply per set (case), judged by the parent.
+struct CheckRun {
+  /// What the module watches; with anything but `none` it is the checked build, and the runner turns
+  /// the simulator's access checks (or counts) on and names the harness's buffers to them.
+  Instrumentation instrumentation = Instrumentation::none;
+  /// With instrumentation: which sets (cases) are instrumented, one flag per set (empty: all); the
+  /// others run unchecked, at the plain build's speed.
+  std::vector<bool> instrumented_sets;
+  /// The order in which the simulator starts a block's threads.
   ThreadOrder order = ThreadOrder::forward;
   std::vector<ThreadOrder> orders;  ///< per set, where they differ (empty: `order` for all)
   std::uint64_t order_seed = 0;     ///< ThreadOrder::shuffled
-  /// Check: the runner runs under a tool (compute-sanitizer), which reports on stdout case by case
+  /// The runner runs under a tool (compute-sanitizer), which reports on stdout case by case
   /// (kCaseMarker) and has red zones of its own: no guard zones around the buffers.
   bool case_markers = false;
-  /// Check: page-lock the host buffers of a host-pointer exercise, as bench does (the streams
-  /// exercise's contract: asynchronous copies overlap kernels only from page-locked memory).
-  bool page_locked_check = false;
-  /// Check with `checks` (`cudalab explain`): count every access of the kernels (access_profile.hpp)
-  /// instead of checking it; each reply carries what was counted.
-  bool explain = false;
-  /// With `explain`: the SM count the simulated device reports (the target GPU's), so that a grid
-  /// sized from it is the grid the GPU would run; 0: the simulator's own.
-  unsigned explain_sm_count = 0;
-  /// With `explain`: count every block of every launch (exact counts, to stand beside a GPU's
+  /// Page-lock the host buffers of a host-pointer exercise, as bench does (the streams exercise's
+  /// contract: asynchronous copies overlap kernels only from page-locked memory).
+  bool page_locked = false;
+  /// With access_counts: the SM count the simulated device reports (the target GPU's), so that a
+  /// grid sized from it is the grid the GPU would run; 0: the simulator's own.
+  unsigned counts_sm_count = 0;
+  /// With access_counts: count every block of every launch (exact counts, to stand beside a GPU's
   /// counters), not an evenly spread sample of them.
-  bool explain_every_block = false;
+  bool counts_every_block = false;
+
+  /// Whether set `set` runs instrumented.
+  [[nodiscard]] bool instrumented(std::size_t set) const {
+    return instrumentation != Instrumentation::none && (instrumented_sets.empty() || instrumented_sets.at(set));
+  }
+};
+
+/// A bench run: one timed Reply over rotating input sets.
+struct BenchRun {
+  SamplingPolicy policy;                             ///< when the timing stops
+  HostMemory host_memory = HostMemory::page_locked;  ///< host-pointer exercises
+  std::vector<Witness> witnesses;                    ///< timed calls verified by the parent
+  bool clock_batches = false;                        ///< run the clock batches (kClockFd)
+  bool kernel_traces = true;                         ///< time the kernels alone in extra traced calls
+  bool gate = false;                                 ///< wait at the gate (kGateFd) before loading the module
+  /// With `gate`: time in rounds of `policy` each, back at the gate after every round, until the
+  /// parent answers kGateFinish; so that two runners (a submission and the reference solution)
+  /// take turns on one GPU and their times are compared round by round.
+  bool rounds = false;
+};
+
+/// The run itself: a check or a bench.
+using Run = std::variant<CheckRun, BenchRun>;
+
+/// What the parent asks one runner to do (`runner --spec JSON`): what every run shares, and the
+/// run itself.
+struct Spec {
+  std::string module;                         ///< the compiled submission
+  std::string symbol;                         ///< mangled name of `solve`
+  bool device_pointers = false;               ///< solve takes device pointers (else host pointers)
+  std::size_t total_bytes = 0;                ///< size of the shared file
+  std::vector<std::vector<BufferSlot>> sets;  ///< check: one set per case; bench: rotating input sets
+  std::vector<std::vector<Arg>> args;         ///< per set: solve's arguments (bench's sets share one shape)
+  Sandbox sandbox;                            ///< what the runner locks down before loading the module
+  Run run;                                    ///< check: one Reply per case; bench: one timed Reply
+
+  /// Whether the run is a bench (else a check).
+  [[nodiscard]] bool is_bench() const { return std::holds_alternative<BenchRun>(run); }
+  /// The check run; std::bad_variant_access for a bench.
+  [[nodiscard]] const CheckRun& check() const { return std::get<CheckRun>(run); }
+  /// The check run, to fill in; std::bad_variant_access for a bench.
+  [[nodiscard]] CheckRun& check() { return std::get<CheckRun>(run); }
+  /// The bench run; std::bad_variant_access for a check.
+  [[nodiscard]] const BenchRun& bench() const { return std::get<BenchRun>(run); }
+  /// The bench run, to fill in; std::bad_variant_access for a check.
+  [[nodiscard]] BenchRun& bench() { return std::get<BenchRun>(run); }
 };
 
 // ---- what the runner saw ------------------------------------------------------------------------
@@ -385,12 +417,12 @@ struct Reply {
   std::optional<HostMemory> host_memory;   ///< how host buffers were held while timed (GPU only)
   std::size_t calls = 0;                   ///< bench: calls of solve in the timed loop, warm-ups included
   std::vector<std::size_t> witnessed;      ///< bench: the witness calls whose outputs were copied aside
-  std::vector<std::size_t> round_ends;     ///< bench with Spec::rounds: samples_s's size after each round
+  std::vector<std::size_t> round_ends;     ///< bench with BenchRun::rounds: samples_s's size after each round
   std::size_t clock_calls = 0;             ///< bench: calls per clock batch (0: no batches ran)
   std::vector<Phase> phases;               ///< bench: the runner's phases, in order
   std::vector<OutOfBounds> out_of_bounds;  ///< guard zones that solve changed (device-pointer exercises)
-  std::vector<Finding> findings;           ///< check with Spec::checks: what the device-code checks saw
-  AccessProfile profile;                   ///< check with Spec::explain: what the accesses cost
+  std::vector<Finding> findings;           ///< check, instrumented: what the device-code checks saw
+  AccessProfile profile;                   ///< check counting accesses: what the accesses cost
 };
 
 void to_json(nlohmann::json& j, const BufferSlot& b);
@@ -401,6 +433,8 @@ void to_json(nlohmann::json& j, const Witness& w);
 void from_json(const nlohmann::json& j, Witness& w);
 void to_json(nlohmann::json& j, const Sandbox& s);
 void from_json(const nlohmann::json& j, Sandbox& s);
+void to_json(nlohmann::json& j, const CheckRun& c);
+void to_json(nlohmann::json& j, const BenchRun& b);
 void to_json(nlohmann::json& j, const Spec& s);
 void from_json(const nlohmann::json& j, Spec& s);
 void to_json(nlohmann::json& j, const Allocation& a);

@@ -65,4 +65,13 @@ std::unique_ptr<Toolchain> make_gpu_toolchain(const ToolchainConfig& config);
 /// host compiler + simulator headers → a shared object linked against the simulator runtime.
 std::unique_ptr<Toolchain> make_sim_toolchain(const ToolchainConfig& config);
 
+/// nvcc's device front end, for its verdict and messages only, where nvcc is installed: a check on
+/// the simulator fails a file that nvcc rejects, in nvcc's words (`file:line: error: …`). Its
+/// compile() runs no GPU and makes no module to run; runner() is empty. Null where no nvcc is found,
+/// or where `CUDALAB_NVCC_FRONT_END=0` turns it off.
+std::unique_ptr<Toolchain> make_nvcc_front_end(const ToolchainConfig& config);
+
+/// nvcc's `file(line): error: …` locations as `file:line: error: …`, the form editors read.
+std::string gcc_style_locations(const std::string& nvcc_messages);
+
 }  // namespace cudalab

@@ -151,17 +151,17 @@ void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& o
 
 /// Bench: the outputs of the timed calls the parent chose to verify. False (with `r` filled in)
 /// when one is wrong or missing.
-bool judge_witnesses(const Task& task, const Case& c, const protocol::Spec& spec, const protocol::Reply& reply,
+bool judge_witnesses(const Task& task, const Case& c, const protocol::BenchRun& bench, const protocol::Reply& reply,
                      const SetViews& sets, const SharedBuffers& shared, const ExpectedFn& expected, CaseResult& r) {
   const std::size_t measured = reply.samples_s.size();
-  if (!spec.witnesses.empty() && (measured == 0 || reply.calls < measured)) {
+  if (!bench.witnesses.empty() && (measured == 0 || reply.calls < measured)) {
     r.verdict = Verdict::timing_mismatch;
     r.message = fmt::format("the runner's reply at {} counts {} timed calls of {} in all: it was not the runner's own",
                             c.label(), measured, reply.calls);
     return false;
   }
-  for (std::size_t w = 0; w < spec.witnesses.size(); ++w) {
-    const std::size_t call = spec.witnesses[w].call;
+  for (std::size_t w = 0; w < bench.witnesses.size(); ++w) {
+    const std::size_t call = bench.witnesses[w].call;
     if (call >= measured) continue;  // the sampler stopped before it
     if (std::ranges::find(reply.witnessed, call) == reply.witnessed.end()) {
       r.verdict = Verdict::timing_mismatch;

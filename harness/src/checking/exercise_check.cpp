@@ -86,25 +86,29 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
                     toolchain,
                     module,
                     cases[first],
-                    protocol::Spec{},
+                    protocol::CheckRun{},
                     options.timeout,
                     options.max_output_bytes,
                     options.visible_devices};
     std::optional<RunnerSandbox> box;
     make_box(call, box);
-    call.spec.checks = options.sanitize && toolchain.backend() == Backend::sim;
-    call.spec.order = options.order;
-    call.spec.order_seed = derive_from_seed(options.seed, "thread order");  // never the seed itself
-    call.spec.case_markers = !options.runner_prefix.empty();
+    auto& check_run = std::get<protocol::CheckRun>(call.run);
+    check_run.instrumentation = options.sanitize && toolchain.backend() == Backend::sim
+                                    ? protocol::Instrumentation::access_checks
+                                    : protocol::Instrumentation::none;
+    check_run.order = options.order;
+    check_run.order_seed = derive_from_seed(options.seed, "thread order");  // never the seed itself
+    check_run.case_markers = !options.runner_prefix.empty();
     call.runner_prefix = options.runner_prefix;
     call.niceness = options.runner_niceness;
     protocol::Spec spec = make_spec(call, sets, shared, case_of_set, first);
-    if (!options.orders.empty()) spec.orders.assign(options.orders.begin() + first, options.orders.end());
-    if (spec.checks) {
+    auto& check = spec.check();
+    if (!options.orders.empty()) check.orders.assign(options.orders.begin() + first, options.orders.end());
+    if (check.instrumentation != protocol::Instrumentation::none) {
       // The checks cost some 20 times a plain access: the sizes of up to 2^20 elements (or
       // multiply-adds) are checked, the rest run plain (the large sizes, 255×257×129 matmuls).
       for (std::size_t i = first; i < cases.size(); ++i)
-        spec.checked_sets.push_back(work_of(task, cases[i]) <= (1 << 20));
+        check.instrumented_sets.push_back(work_of(task, cases[i]) <= (1 << 20));
     }
     // Under a tool the runner is not locked down: the tool's library in it must reach its files.
     if (options.runner_prefix.empty()) spec.sandbox = box->spec();
@@ -322,6 +326,22 @@ std::string first_line(const std::string& text) {
   return text.substr(start, text.find('\n', start) - start);
 }
 
+/// Where nvcc's front end rejected the file that the simulator's compiler took: a compile error in
+/// nvcc's words, in place of whatever the runs gave (a GPU would never run the file).
+void rejected_by_nvcc(CompileResult front_end, ExerciseResult& result) {
+  if (front_end.ok) return;
+  front_end.diagnostics =
+      "nvcc rejects this file, which the simulator's compiler accepted (a GPU would never run it):\n" +
+      front_end.diagnostics;
+  result.compile = std::move(front_end);
+  result.cases.clear();
+  result.hints.clear();
+  result.timeline.clear();
+  result.checked_note.clear();
+  result.full_check = false;
+  result.verdict = Verdict::compile_error;
+}
+
 }  // namespace
 
 ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, const fs::path& source,
@@ -365,6 +385,11 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
         run.cases = run_checked(task, *checked, run.compile.module, options, orders);
       return run;
     });
+  }
+  // nvcc's word on the file, where it is installed: what it rejects fails on the simulator too.
+  std::future<CompileResult> front_end;
+  if (options.nvcc_front_end != nullptr && toolchain.backend() == Backend::sim) {
+    front_end = std::async(std::launch::async, [&] { return options.nvcc_front_end->compile(source); });
   }
   result.compile = toolchain.compile(source);
   if (!result.compile.ok) {
@@ -420,6 +445,7 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
   if (task.info().requires_streams) result.timeline = streams_timeline(toolchain.backend(), result.cases);
   const CaseResult* failure = result.first_failure();
   result.verdict = failure == nullptr ? Verdict::passed : failure->verdict;
+  if (front_end.valid()) rejected_by_nvcc(front_end.get(), result);
   return result;
 }
 

@@ -20,15 +20,18 @@ CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& call, cons
     const auto now = std::chrono::steady_clock::now();
     return std::chrono::duration<double>(now - std::exchange(start, now)).count();
   };
-  SharedBuffers shared(sets, call.spec.witnesses.size());
+  const auto* bench = std::get_if<protocol::BenchRun>(&call.run);
+  SharedBuffers shared(sets, bench != nullptr ? bench->witnesses.size() : 0);
   protocol::Spec spec = make_spec(call, sets, shared, std::vector<const Case*>(sets.size(), &c));
   spec.sandbox = box.spec();
   const double preparing_s = since();
   // A benchmark takes the GPU (before_run) at the runner's gate: once its process and context
   // exist, which costs the attempt timing now nothing. A check takes it before it starts.
-  const bool gated = (call.before_run || call.at_gate) && spec.mode == protocol::Mode::bench;
-  spec.gate = gated;
-  spec.rounds = gated && call.at_gate;
+  const bool gated = (call.before_run || call.at_gate) && bench != nullptr;
+  if (gated) {
+    spec.bench().gate = true;
+    spec.bench().rounds = static_cast<bool>(call.at_gate);
+  }
   std::function<char(int)> at_gate;
   if (call.at_gate) {
     at_gate = call.at_gate;
@@ -85,7 +88,7 @@ CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& call, cons
     if (!ok) return r;
     if (reply != nullptr) *reply = *result;
     if (!judge_bounds(c, *sets.front(), *result, r)) return r;
-    if (!judge_witnesses(task, c, spec, *result, sets, shared, expected, r)) return r;
+    if (bench != nullptr && !judge_witnesses(task, c, *bench, *result, sets, shared, expected, r)) return r;
     // Every input set is judged: in a benchmark, each holds the result of its last timed call.
     for (std::size_t set = 0; set < sets.size(); ++set) {
       const std::vector<Buffer> after = shared.read(set, *sets[set]);

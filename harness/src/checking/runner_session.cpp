@@ -182,11 +182,11 @@ std::vector<protocol::Arg> args_at(const TaskInfo& info, const Case& c) {
 protocol::Spec make_spec(const RunnerCall& call, const SetViews& sets, const SharedBuffers& shared,
                          const std::vector<const Case*>& cases, std::size_t first_set) {
   const auto& info = call.task.info();
-  protocol::Spec spec = call.spec;
+  protocol::Spec spec;
+  spec.run = call.run;
   spec.module = call.module.string();
   spec.symbol = info.signature.mangled_name();
   spec.device_pointers = info.pointers == PointerKind::device;
-  spec.page_locked_check = info.requires_streams;
   spec.total_bytes = shared.total();
   spec.sets.clear();
   spec.args.clear();
@@ -199,12 +199,14 @@ protocol::Spec make_spec(const RunnerCall& call, const SetViews& sets, const Sha
     spec.sets.push_back(std::move(slots));
     spec.args.push_back(args_at(info, *cases.at(set)));
   }
-  for (std::size_t w = 0; w < spec.witnesses.size(); ++w) {
-    spec.witnesses[w].outputs.clear();
+  if (auto* check = std::get_if<protocol::CheckRun>(&spec.run)) check->page_locked = info.requires_streams;
+  auto* bench = std::get_if<protocol::BenchRun>(&spec.run);
+  for (std::size_t w = 0; bench != nullptr && w < bench->witnesses.size(); ++w) {
+    bench->witnesses[w].outputs.clear();
     for (std::size_t i = 0; i < sets.front()->size(); ++i) {
       const Buffer& b = (*sets.front())[i];
       if (b.role != Role::input) {
-        spec.witnesses[w].outputs.push_back({b.name, shared.witness_offset(w, i), b.bytes.size(), role_of(b.role)});
+        bench->witnesses[w].outputs.push_back({b.name, shared.witness_offset(w, i), b.bytes.size(), role_of(b.role)});
       }
     }
   }
@@ -269,7 +271,7 @@ RunnerProcess spawn_runner(const RunnerSandbox& box, const RunnerCall& call, con
     opts.kept_output_bytes = opts.max_output_bytes;
   }
   std::optional<ClockWatch> watch;
-  if (spec.clock_batches && clock != nullptr) {
+  if (spec.is_bench() && spec.bench().clock_batches && clock != nullptr) {
     watch.emplace();
     opts.inherit.emplace_back(watch->write_end(), protocol::kClockFd);
     opts.close_after_spawn.push_back(watch->write_end());

@@ -712,12 +712,11 @@ ExplainResult explain_exercise(const Task& task, const Toolchain& toolchain, con
     return r;
   }
   const auto data = make_case_data(task, r.c, case_seed(options.seed, task.info(), r.c));
-  RunnerCall call{task, toolchain, r.compile.module, r.c, protocol::Spec{}, options.timeout, std::size_t{1} << 20};
-  call.spec.mode = protocol::Mode::check;
-  call.spec.checks = true;
-  call.spec.explain = true;
-  call.spec.explain_sm_count = target->sms;
-  call.spec.explain_every_block = options.count_every_block;
+  RunnerCall call{task, toolchain, r.compile.module, r.c, protocol::CheckRun{}, options.timeout, std::size_t{1} << 20};
+  auto& counts = std::get<protocol::CheckRun>(call.run);
+  counts.instrumentation = protocol::Instrumentation::access_counts;
+  counts.counts_sm_count = target->sms;
+  counts.counts_every_block = options.count_every_block;
   protocol::Reply reply;
   const CaseResult run = call_runner(
       call, {&data->buffers}, [&](std::size_t) -> const std::vector<Expected>& { return data->expected.get(); },

@@ -105,7 +105,9 @@ std::array<unsigned, 3> dim3_field(const json& j, const char* key) {
   return out;
 }
 
-const Names<Mode> mode_names = {{Mode::check, "check"}, {Mode::bench, "bench"}};
+const Names<Instrumentation> instrumentation_names = {{Instrumentation::none, "none"},
+                                                      {Instrumentation::access_checks, "access checks"},
+                                                      {Instrumentation::access_counts, "access counts"}};
 const Names<BufferRole> role_names = {
     {BufferRole::input, "input"}, {BufferRole::output, "output"}, {BufferRole::inout, "inout"}};
 const Names<HostMemory> host_memory_names = {{HostMemory::page_locked, "page-locked"},
@@ -241,41 +243,100 @@ void from_json(const json& j, Sandbox& s) {
   }
 }
 
-void to_json(json& j, const Spec& s) {
-  j = json{{"mode", name_of(s.mode, mode_names)},
-           {"module", s.module},
-           {"symbol", s.symbol},
-           {"device_pointers", s.device_pointers},
-           {"total_bytes", s.total_bytes},
-           {"sets", s.sets},
-           {"args", s.args},
-           {"policy", s.policy},
-           {"host_memory", name_of(s.host_memory, host_memory_names)},
-           {"witnesses", s.witnesses},
-           {"clock_batches", s.clock_batches},
-           {"kernel_traces", s.kernel_traces},
-           {"gate", s.gate},
-           {"rounds", s.rounds},
-           {"sandbox", s.sandbox},
-           {"checks", s.checks},
-           {"checked_sets", s.checked_sets},
-           {"order", name_of(s.order, order_names)},
-           {"order_seed", s.order_seed},
-           {"orders",
-            [&] {
-              json list = json::array();
-              for (const auto o : s.orders) list.push_back(name_of(o, order_names));
-              return list;
-            }()},
-           {"case_markers", s.case_markers},
-           {"page_locked_check", s.page_locked_check},
-           {"explain", s.explain},
-           {"explain_sm_count", s.explain_sm_count},
-           {"explain_every_block", s.explain_every_block}};
+void to_json(json& j, const CheckRun& c) {
+  json orders = json::array();
+  for (const auto o : c.orders) orders.push_back(name_of(o, order_names));
+  j = json{{"instrumentation", name_of(c.instrumentation, instrumentation_names)},
+           {"instrumented_sets", c.instrumented_sets},
+           {"order", name_of(c.order, order_names)},
+           {"orders", std::move(orders)},
+           {"order_seed", c.order_seed},
+           {"case_markers", c.case_markers},
+           {"page_locked", c.page_locked},
+           {"counts_sm_count", c.counts_sm_count},
+           {"counts_every_block", c.counts_every_block}};
 }
 
+void to_json(json& j, const BenchRun& b) {
+  j = json{{"policy", b.policy},
+           {"host_memory", name_of(b.host_memory, host_memory_names)},
+           {"witnesses", b.witnesses},
+           {"clock_batches", b.clock_batches},
+           {"kernel_traces", b.kernel_traces},
+           {"gate", b.gate},
+           {"rounds", b.rounds}};
+}
+
+void to_json(json& j, const Spec& s) {
+  j = json{{"module", s.module},           {"symbol", s.symbol}, {"device_pointers", s.device_pointers},
+           {"total_bytes", s.total_bytes}, {"sets", s.sets},     {"args", s.args},
+           {"sandbox", s.sandbox}};
+  if (s.is_bench()) {
+    j["bench"] = s.bench();
+  } else {
+    j["check"] = s.check();
+  }
+}
+
+namespace {
+
+/// A check run, validated against the spec's sets.
+CheckRun check_run_of(const json& j, const Spec& s) {
+  CheckRun c;
+  c.instrumentation = enum_field(j, "instrumentation", instrumentation_names);
+  c.instrumented_sets = list_field<bool>(j, "instrumented_sets");
+  if (!c.instrumented_sets.empty() && c.instrumented_sets.size() != s.sets.size()) {
+    throw ProtocolError("field 'instrumented_sets' does not hold one flag per set");
+  }
+  c.order = enum_field(j, "order", order_names);
+  const json& list = field(j, "orders");
+  if (!list.is_array() || (!list.empty() && list.size() != s.sets.size())) {
+    throw ProtocolError("field 'orders' does not hold one order per set");
+  }
+  for (const json& o : list) c.orders.push_back(enum_field(json{{"order", o}}, "order", order_names));
+  const json& seed = field(j, "order_seed");
+  if (!seed.is_number_unsigned()) throw ProtocolError("field 'order_seed' is not a seed");
+  c.order_seed = seed.get<std::uint64_t>();
+  c.case_markers = bool_field(j, "case_markers");
+  c.page_locked = bool_field(j, "page_locked");
+  c.counts_sm_count = static_cast<unsigned>(std::min<std::size_t>(count_field(j, "counts_sm_count"), 4096));
+  c.counts_every_block = bool_field(j, "counts_every_block");
+  return c;
+}
+
+/// A bench run, validated against the spec's sets and shared file.
+BenchRun bench_run_of(const json& j, const Spec& s) {
+  BenchRun b;
+  const json& p = field(j, "policy");
+  b.policy.warmup_runs = count_field(p, "warmup_runs");
+  b.policy.min_samples = count_field(p, "min_samples");
+  b.policy.min_time_s = seconds_field(p, "min_time_s", nullptr);
+  b.policy.noise_target = seconds_field(p, "noise_target", nullptr);
+  b.policy.time_cap_s = seconds_field(p, "time_cap_s", nullptr);
+  b.policy.max_samples = count_field(p, "max_samples");
+  b.host_memory = enum_field(j, "host_memory", host_memory_names);
+  b.witnesses = list_field<Witness>(j, "witnesses");
+  for (const auto& w : b.witnesses) {
+    std::size_t outputs = 0;
+    for (const auto& slot : s.sets.front()) outputs += slot.role == BufferRole::input ? 0 : 1;
+    if (w.outputs.size() != outputs) throw ProtocolError("a witness does not hold every output buffer");
+    for (const auto& slot : w.outputs) {
+      if (slot.offset > s.total_bytes || slot.bytes > s.total_bytes - slot.offset) {
+        throw ProtocolError("witness buffer '" + slot.name + "' lies outside the shared file");
+      }
+    }
+  }
+  b.clock_batches = bool_field(j, "clock_batches");
+  b.kernel_traces = bool_field(j, "kernel_traces");
+  b.gate = bool_field(j, "gate");
+  b.rounds = bool_field(j, "rounds");
+  if (b.rounds && !b.gate) throw ProtocolError("rounds need a bench with a gate");
+  return b;
+}
+
+}  // namespace
+
 void from_json(const json& j, Spec& s) {
-  s.mode = enum_field(j, "mode", mode_names);
   s.module = text_field(j, "module");
   s.symbol = text_field(j, "symbol");
   s.device_pointers = bool_field(j, "device_pointers");
@@ -302,56 +363,13 @@ void from_json(const json& j, Spec& s) {
       if (a.buffer && *a.buffer >= s.sets.front().size()) throw ProtocolError("an argument names no buffer");
     }
   }
-  const json& p = field(j, "policy");
-  s.policy.warmup_runs = count_field(p, "warmup_runs");
-  s.policy.min_samples = count_field(p, "min_samples");
-  s.policy.min_time_s = seconds_field(p, "min_time_s", nullptr);
-  s.policy.noise_target = seconds_field(p, "noise_target", nullptr);
-  s.policy.time_cap_s = seconds_field(p, "time_cap_s", nullptr);
-  s.policy.max_samples = count_field(p, "max_samples");
-  s.host_memory = enum_field(j, "host_memory", host_memory_names);
-  s.checks = j.contains("checks") && bool_field(j, "checks");
-  s.case_markers = j.contains("case_markers") && bool_field(j, "case_markers");
-  s.page_locked_check = j.contains("page_locked_check") && bool_field(j, "page_locked_check");
-  s.explain = j.contains("explain") && bool_field(j, "explain");
-  s.explain_every_block = j.contains("explain_every_block") && bool_field(j, "explain_every_block");
-  s.explain_sm_count = j.contains("explain_sm_count")
-                           ? static_cast<unsigned>(std::min<std::size_t>(count_field(j, "explain_sm_count"), 4096))
-                           : 0;
-  s.checked_sets = j.contains("checked_sets") ? list_field<bool>(j, "checked_sets") : std::vector<bool>{};
-  if (!s.checked_sets.empty() && s.checked_sets.size() != s.sets.size()) {
-    throw ProtocolError("field 'checked_sets' does not hold one flag per set");
+  const bool check = j.contains("check");
+  if (check == j.contains("bench")) throw ProtocolError("a spec holds exactly one of 'check' and 'bench'");
+  if (check) {
+    s.run = check_run_of(field(j, "check"), s);
+  } else {
+    s.run = bench_run_of(field(j, "bench"), s);
   }
-  s.order = j.contains("order") ? enum_field(j, "order", order_names) : ThreadOrder::forward;
-  s.orders.clear();
-  if (j.contains("orders")) {
-    const json& list = field(j, "orders");
-    if (!list.is_array() || (!list.empty() && list.size() != s.sets.size())) {
-      throw ProtocolError("field 'orders' does not hold one order per set");
-    }
-    for (const json& o : list) s.orders.push_back(enum_field(json{{"order", o}}, "order", order_names));
-  }
-  if (j.contains("order_seed")) {
-    const json& seed = field(j, "order_seed");
-    if (!seed.is_number_unsigned()) throw ProtocolError("field 'order_seed' is not a seed");
-    s.order_seed = seed.get<std::uint64_t>();
-  }
-  s.witnesses = list_field<Witness>(j, "witnesses");
-  for (const auto& w : s.witnesses) {
-    std::size_t outputs = 0;
-    for (const auto& b : s.sets.front()) outputs += b.role == BufferRole::input ? 0 : 1;
-    if (w.outputs.size() != outputs) throw ProtocolError("a witness does not hold every output buffer");
-    for (const auto& b : w.outputs) {
-      if (b.offset > s.total_bytes || b.bytes > s.total_bytes - b.offset) {
-        throw ProtocolError("witness buffer '" + b.name + "' lies outside the shared file");
-      }
-    }
-  }
-  s.clock_batches = bool_field(j, "clock_batches");
-  s.kernel_traces = bool_field(j, "kernel_traces");
-  s.gate = bool_field(j, "gate");
-  s.rounds = j.contains("rounds") && bool_field(j, "rounds");
-  if (s.rounds && (!s.gate || s.mode != Mode::bench)) throw ProtocolError("rounds need a bench with a gate");
   s.sandbox = field(j, "sandbox").get<Sandbox>();
 }
 

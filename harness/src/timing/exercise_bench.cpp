@@ -523,8 +523,7 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
   const bool host_pointers = task.info().pointers == PointerKind::host;
   std::vector<Case> cases = cases_to_time(task, options.sizes);
   for (Case& c : cases) c.precision = options.precision;
-  protocol::Spec bench_spec;
-  bench_spec.mode = protocol::Mode::bench;
+  protocol::BenchRun bench_spec;
   bench_spec.policy = options.policy;
   bench_spec.host_memory =
       options.page_locked_host ? protocol::HostMemory::page_locked : protocol::HostMemory::pageable;
@@ -545,7 +544,7 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
     say(fmt::format("measuring {} at {} ({} input sets)", id, c.label(), sets.size()));
     protocol::Reply reply;
     ParentClock clock;
-    protocol::Spec spec = bench_spec;
+    protocol::BenchRun spec = bench_spec;
     spec.witnesses = choose_witnesses(case_seed(options.seed, task.info(), c, kWitnessSeedSet), options.policy);
     const RunnerCall call{task, toolchain, compiled.module, c, spec, options.timeout, 1 << 20, options.visible_devices,
                           // The GPU is free after the last case's run, unless the reference solution follows.
@@ -670,19 +669,18 @@ PairedTiming time_against_reference(const Task& task, const Toolchain& toolchain
   timed.time_split.push_back(
       {"inputs", std::chrono::duration<double>(std::chrono::steady_clock::now() - inputs_start).count()});
 
-  protocol::Spec spec;
-  spec.mode = protocol::Mode::bench;
+  protocol::BenchRun spec;
   spec.policy = options.policy;
   spec.host_memory = options.page_locked_host ? protocol::HostMemory::page_locked : protocol::HostMemory::pageable;
   spec.kernel_traces = false;
-  protocol::Spec submission_spec = spec;
+  protocol::BenchRun submission_spec = spec;
   submission_spec.clock_batches = true;  // the reference solution is trusted: no need to watch its clock
   submission_spec.witnesses =
       choose_witnesses(case_seed(options.seed, task.info(), c, kWitnessSeedSet), options.policy);
 
   // The GPU is taken when the first runner is ready and given back when both have ended.
   Alternation turns(pairing, options.before_timed_run);
-  const auto make_call = [&](const CompileResult& module, const protocol::Spec& s, int who,
+  const auto make_call = [&](const CompileResult& module, const protocol::BenchRun& s, int who,
                              std::vector<protocol::Phase>* split) {
     RunnerCall call{task,
                     toolchain,

@@ -2,6 +2,8 @@
 // runtime, which the GPU runner loads.
 #include <cstdlib>
 #include <mutex>
+#include <regex>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -133,10 +135,86 @@ class GpuToolchain final : public Toolchain {
   mutable std::string version_;
 };
 
+/// nvcc's device front end, run for its verdict only (`--ptx` at -O0: no GPU, no driver, no
+/// assembler). It is where nvcc rejects what a host compiler accepts — a host function called from a
+/// kernel, a host variable read in one — so a file it rejects fails the simulator's check too.
+class NvccFrontEnd final : public Toolchain {
+ public:
+  NvccFrontEnd(ToolchainConfig config, fs::path nvcc) : config_(std::move(config)), nvcc_(std::move(nvcc)) {
+    // The virtual architecture of the GPU the file is built for; the course's own where none is named.
+    const std::string arch = CUDALAB_DEFAULT_CUDA_ARCH;
+    arch_ = arch.starts_with("sm_") ? "compute_" + arch.substr(3) : "compute_90";
+  }
+
+  Backend backend() const override { return Backend::sim; }
+
+  std::string describe() const override { return "nvcc's device front end (" + arch_ + "), for its messages"; }
+
+  bool available(std::string& why) const override {
+    if (nvcc_.empty()) why = "nvcc was not found";
+    return !nvcc_.empty();
+  }
+
+  CompileResult compile(const fs::path& source) const override {
+    CompileResult result;
+    std::string text;
+    try {
+      text = read_file(source);
+    } catch (const std::exception& e) {
+      result.diagnostics = e.what();
+      return result;
+    }
+    const std::vector<std::string> flags = {"-std=c++17", "--ptx", "-arch=" + arch_, "-Xcicc", "-O0"};
+    const std::string key = content_key({"nvcc-front-end", text, local_includes(source, text), shell_join(flags),
+                                         nvcc_.string(), nvcc_version(), source.string()});
+    result = cached_compile(config_.cache_dir / "nvcc-front-end", key, [&](const fs::path& out, std::string& command) {
+      ProcessOptions opts;
+      opts.argv = {nvcc_.string()};
+      opts.argv.insert(opts.argv.end(), flags.begin(), flags.end());
+      opts.argv.insert(opts.argv.end(), {"-o", out.string(), source.string()});
+      opts.timeout = std::chrono::minutes(2);
+      opts.niceness = 5;  // beside the simulator's builds, which the check needs first
+      command = shell_join(opts.argv);
+      return run_process(opts);
+    });
+    result.diagnostics = gcc_style_locations(result.diagnostics);
+    return result;
+  }
+
+  fs::path runner() const override { return {}; }
+
+ private:
+  const std::string& nvcc_version() const {
+    std::call_once(version_once_, [&] { version_ = tool_version(nvcc_, config_.cache_dir, VersionLine::last); });
+    return version_;
+  }
+
+  ToolchainConfig config_;
+  fs::path nvcc_;
+  std::string arch_;
+  mutable std::once_flag version_once_;
+  mutable std::string version_;
+};
+
 }  // namespace
+
+std::string gcc_style_locations(const std::string& nvcc_messages) {
+  // "kernel.cu(12): error: …" → "kernel.cu:12: error: …", which editors and problem matchers read.
+  static const std::regex location(R"(^([^\s(][^(\n]*)\((\d+)\): (error|warning|remark))", std::regex::multiline);
+  return std::regex_replace(nvcc_messages, location, "$1:$2: $3");
+}
 
 std::unique_ptr<Toolchain> make_gpu_toolchain(const ToolchainConfig& config) {
   return std::make_unique<GpuToolchain>(config);
+}
+
+std::unique_ptr<Toolchain> make_nvcc_front_end(const ToolchainConfig& config) {
+  if (const char* env = std::getenv("CUDALAB_NVCC_FRONT_END"); env != nullptr && std::string_view(env) == "0") {
+    return nullptr;
+  }
+  fs::path nvcc = find_nvcc();
+  if (nvcc.empty()) return nullptr;
+  return std::make_unique<NvccFrontEnd>(config, std::move(nvcc));
 }
 
 }  // namespace cudalab

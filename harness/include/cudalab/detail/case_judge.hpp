@@ -25,7 +25,7 @@ void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& o
 
 /// Bench: the outputs of the timed calls the parent chose to verify. False (with `r` filled in)
 /// when one is wrong or missing.
-bool judge_witnesses(const Task& task, const Case& c, const protocol::Spec& spec, const protocol::Reply& reply,
+bool judge_witnesses(const Task& task, const Case& c, const protocol::BenchRun& bench, const protocol::Reply& reply,
                      const SetViews& sets, const SharedBuffers& shared, const ExpectedFn& expected, CaseResult& r);
 
 }  // namespace cudalab

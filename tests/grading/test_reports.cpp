@@ -484,6 +484,13 @@ TEST(ReportFeedback, SaysWhatFailedWhyThePointsAndTheSpeed) {
   EXPECT_NE(carol.find("## 03_matmul: not submitted"), std::string::npos) << carol;
   EXPECT_NE(carol.find("read the compiler's first error first"), std::string::npos) << carol;
 
+  // The verdict's words are check's own (the one verdict table), not its snake_case name reworded.
+  ClassResults leaked = small_class(true);
+  leaked.attempts[{"alice", "01_increment"}].verdict = "device_leak";
+  EXPECT_NE(student_feedback_markdown(leaked, "alice").find("## 01_increment: ✗ device memory leaked"),
+            std::string::npos)
+      << student_feedback_markdown(leaked, "alice");
+
   const std::string untimed = student_feedback_markdown(small_class(false), "alice");
   EXPECT_EQ(untimed.find("| your solution |"), std::string::npos) << untimed;
   EXPECT_NE(untimed.find("speed not graded: checked on the CPU simulator"), std::string::npos) << untimed;

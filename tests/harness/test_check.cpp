@@ -2,9 +2,11 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cctype>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -12,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "cudalab/detail/parallel.hpp"
+#include "cudalab/exercise_check.hpp"
 #include "cudalab/judge.hpp"
 
 namespace cudalab {
@@ -43,6 +46,39 @@ bool has_hint(const OutputComparison& c, const std::string& text) {
     if (h.find(text) != std::string::npos) return true;
   }
   return false;
+}
+
+TEST(VerdictTable, EveryVerdictHasEveryTraitAndRoundTripsThroughItsName) {
+  const auto& table = verdict_table();
+  ASSERT_FALSE(table.empty());
+  std::set<std::string> names;
+  std::set<std::string> titles;
+  // Every enumerator up to the last row's has a row of its own, in order; one past it has none.
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const auto v = static_cast<Verdict>(i);
+    const VerdictTraits& row = traits_of(v);
+    EXPECT_EQ(row.verdict, v) << i;
+    const std::string name = row.name;
+    EXPECT_TRUE(!name.empty() && std::ranges::all_of(name, [](char c) { return std::islower(c) || c == '_'; }))
+        << "snake_case: " << name;
+    EXPECT_TRUE(names.insert(name).second) << "two verdicts named " << name;
+    EXPECT_TRUE(titles.insert(row.title).second) << "two verdicts say " << row.title;
+    EXPECT_EQ(verdict_from_name(name), v) << name;
+    EXPECT_EQ(std::string(verdict_name(v)), name);
+    EXPECT_EQ(std::string(verdict_title(v)), row.title);
+    const std::string color = row.color;
+    EXPECT_TRUE(color.size() == 7 && color[0] == '#' &&
+                std::all_of(color.begin() + 1, color.end(), [](char c) { return std::isxdigit(c) != 0; }))
+        << name << ": " << color;
+    EXPECT_EQ(stops_check(v), row.stops_check) << name;
+    // Only a run that is nobody's fault passes or is skipped; a passed run's output is right.
+    EXPECT_EQ(row.fault == Fault::none, v == Verdict::passed || v == Verdict::skipped) << name;
+    if (v == Verdict::passed) EXPECT_TRUE(row.output_right);
+  }
+  EXPECT_EQ(table.back().verdict, Verdict::timing_mismatch) << "a verdict after timing_mismatch needs its row";
+  EXPECT_EQ(verdict_from_name("wrong output"), std::nullopt) << "a title is not a name";
+  EXPECT_EQ(verdict_from_name(""), std::nullopt);
+  EXPECT_EQ(traits_of(Verdict::runner_error).fault, Fault::harness);
 }
 
 TEST(Check, CorrectOutputPasses) {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cudalab/grading/reports.hpp"
+#include "cudalab/judge.hpp"
 #include "reports_common.hpp"
 
 namespace cudalab::grading {
@@ -89,18 +90,10 @@ footer { margin-top: 40px; color: var(--muted); font-size: 12.5px; }
 @media print { .students thead th { position: static; } h2 { break-after: avoid; } figure { break-inside: avoid; } }
 )css";
 
-// Verdict colours: green for passed, reds for wrong results, warm tones for runs that broke.
+// Verdict colours, from the one verdict table; a missing submission is the palest grey.
 std::string verdict_color(const std::string& verdict) {
-  static const std::map<std::string, std::string> kColors = {
-      {"passed", "#2e8b57"},          {"wrong_output", "#c8423b"},       {"input_modified", "#e06c5e"},
-      {"device_leak", "#b5651d"},     {"requirement_unmet", "#d49a1c"},  {"not_implemented", "#9aa5b1"},
-      {"exception", "#8e44ad"},       {"cuda_error", "#a93f6b"},         {"crash", "#7b2d26"},
-      {"timeout", "#e08a2c"},         {"output_flood", "#c06c84"},       {"compile_error", "#5b3f8c"},
-      {"wrong_signature", "#6c5ce7"}, {"load_error", "#4a5568"},         {"runner_error", "#4a5568"},
-      {"skipped", "#cbd2d9"},         {"not submitted", "#dfe3e8"},      {"out_of_bounds", "#b03060"},
-      {"data_race", "#d6336c"},       {"uninitialized_read", "#e8590c"}, {"barrier_error", "#862e9c"}};
-  const auto it = kColors.find(verdict);
-  return it == kColors.end() ? "#718096" : it->second;
+  if (const auto v = verdict_from_name(verdict)) return traits_of(*v).color;
+  return verdict == "not submitted" ? "#dfe3e8" : "#718096";
 }
 
 // Categorical colours for exercises (Tableau-like, distinguishable in print and for most colour vision).

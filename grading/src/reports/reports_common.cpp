@@ -1,5 +1,6 @@
 #include "reports_common.hpp"
 
+#include "cudalab/judge.hpp"
 #include "cudalab/report.hpp"
 
 #include <algorithm>
@@ -124,6 +125,9 @@ std::string points(double value, int decimals) {
 
 std::string verdict_words(const std::string& verdict) {
   if (verdict.empty()) return "unknown";
+  // The same words as `cudalab check` (the one verdict table); a row's own word ("not submitted")
+  // stays as it is.
+  if (const auto v = verdict_from_name(verdict)) return verdict_title(*v);
   std::string out = verdict;
   std::replace(out.begin(), out.end(), '_', ' ');
   return out;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cudalab/protocol.hpp"
@@ -39,10 +40,40 @@ enum class Verdict {
   timing_mismatch,   ///< what the runner reports disagrees with what the parent saw (its clock, the witnesses)
 };
 
+/// Whose fault a verdict is.
+enum class Fault {
+  none,        ///< nobody's: passed, or not run
+  submission,  ///< the student's file
+  harness,     ///< cudalab's own child, or the installation
+};
+
+/// Everything the tools say about one verdict, in one table: the runner's client, `check`, the
+/// status store, the grader, the gradebook and every report take their words and colours from it,
+/// so `check` and `grade` name a verdict alike.
+struct VerdictTraits {
+  Verdict verdict;    ///< the verdict this row describes
+  const char* name;   ///< snake_case, for JSON, the gradebook and the known-wrong corpus: "wrong_output"
+  const char* title;  ///< words for people: "wrong output"
+  /// Ends the check: the cases after it are skipped (a timeout, a missing solve, "not implemented",
+  /// a runner error — none depends on the size).
+  bool stops_check;
+  /// The outputs were right (a leak, an unmet requirement): the speed can still be measured.
+  bool output_right;
+  Fault fault;        ///< whose fault it is
+  const char* color;  ///< for reports: "#c8423b"
+};
+
+/// One row per verdict, in the enum's order.
+const std::vector<VerdictTraits>& verdict_table();
+/// The row of `v`.
+const VerdictTraits& traits_of(Verdict v);
+/// The verdict named `name` (VerdictTraits::name), if any.
+std::optional<Verdict> verdict_from_name(std::string_view name);
+
 /// snake_case name, as used in JSON and the known-wrong corpus: "wrong_output".
-const char* verdict_name(Verdict v);
+inline const char* verdict_name(Verdict v) { return traits_of(v).name; }
 /// Words for people: "wrong output".
-const char* verdict_title(Verdict v);
+inline const char* verdict_title(Verdict v) { return traits_of(v).title; }
 
 /// One wrong element.
 struct Mismatch {

@@ -187,18 +187,7 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
 
 }  // namespace
 
-bool stops_check(Verdict v) {
-  switch (v) {
-    case Verdict::timeout:
-    case Verdict::not_implemented:
-    case Verdict::wrong_signature:
-    case Verdict::load_error:
-    case Verdict::runner_error:
-      return true;
-    default:
-      return false;
-  }
-}
+bool stops_check(Verdict v) { return traits_of(v).stops_check; }
 
 std::vector<CaseResult> run_cases(const Task& task, const Toolchain& toolchain, const fs::path& module,
                                   const std::vector<Case>& cases, const CheckOptions& options,

@@ -216,8 +216,8 @@ CheckRow check_row(const CaseResult& c) {
 /// The checks that ran with a right output (a broken rule is a penalty, not a wrong answer).
 bool outputs_right(const ExerciseResult& r) {
   return !r.cases.empty() && std::ranges::all_of(r.cases, [](const CaseResult& c) {
-    return c.verdict == Verdict::passed || c.verdict == Verdict::device_leak ||
-           (c.verdict == Verdict::requirement_unmet && !c.work_on_host);  // no GPU speed to time
+    // Work done on the host has no GPU speed to time.
+    return traits_of(c.verdict).output_right && !c.work_on_host;
   });
 }
 

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "cudalab/detail/module_cache.hpp"
+#include "cudalab/files.hpp"
 
 namespace cudalab::grading {
 

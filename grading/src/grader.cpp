@@ -19,9 +19,9 @@
 #include <fmt/ranges.h>
 
 #include "cudalab/backend.hpp"
-#include "cudalab/detail/module_cache.hpp"
 #include "cudalab/exercise_bench.hpp"
 #include "cudalab/exercise_check.hpp"
+#include "cudalab/files.hpp"
 #include "cudalab/grading/gradebook.hpp"
 #include "cudalab/grading/reports.hpp"
 #include "cudalab/grading/rubric.hpp"

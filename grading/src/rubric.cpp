@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
-#include "cudalab/detail/module_cache.hpp"
+#include "cudalab/files.hpp"
 
 namespace cudalab::grading {
 

@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "cudalab/detail/module_cache.hpp"
 #include "cudalab/detail/process.hpp"
+#include "cudalab/files.hpp"
 #include "cudalab/paths.hpp"
 #include "reports/reports_common.hpp"
 

@@ -20,7 +20,7 @@
 #include <archive_entry.h>
 #include <fmt/format.h>
 
-#include "cudalab/detail/module_cache.hpp"
+#include "cudalab/files.hpp"
 
 namespace cudalab::grading {
 

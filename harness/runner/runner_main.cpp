@@ -40,7 +40,7 @@
 #include "bench_support.hpp"
 #include "cudalab/detail/parallel.hpp"
 #include "cudalab/protocol.hpp"
-#include "cudalab/timing.hpp"
+#include "cudalab/sampling.hpp"
 #include "device_checks.hpp"
 #include "kernel_tracing.hpp"
 #include "records.hpp"

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "cudalab/timing.hpp"
+#include "cudalab/sampling.hpp"
 
 namespace cudalab {
 namespace {

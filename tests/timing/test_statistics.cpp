@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "cudalab/timing.hpp"
+#include "cudalab/sampling.hpp"
 
 namespace cudalab {
 namespace {

@@ -31,7 +31,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "cudalab/access_profile.hpp"
-#include "cudalab/timing.hpp"
+#include "cudalab/sampling.hpp"
 
 namespace cudalab::protocol {
 

@@ -3,8 +3,6 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
-#define XXH_INLINE_ALL  // header-only: nothing to link or carry
-#include <xxhash.h>
 
 #include <cerrno>
 #include <fstream>
@@ -20,22 +18,6 @@
 namespace cudalab {
 
 namespace fs = std::filesystem;
-
-std::string content_key(const std::vector<std::string_view>& parts) {
-  XXH3_state_t* state = XXH3_createState();
-  XXH3_128bits_reset(state);
-  for (auto part : parts) {
-    const std::uint64_t size = part.size();
-    XXH3_128bits_update(state, &size, sizeof size);
-    XXH3_128bits_update(state, part.data(), part.size());
-  }
-  const XXH128_hash_t h = XXH3_128bits_digest(state);
-  XXH3_freeState(state);
-  char hex[33];
-  std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
-                static_cast<unsigned long long>(h.low64));
-  return hex;
-}
 
 std::vector<LocalInclude> local_include_files(const fs::path& source, const std::string& text) {
   std::vector<LocalInclude> out;
@@ -88,14 +70,6 @@ std::string local_includes(const fs::path& source, const std::string& text) {
   std::string out;
   for (const auto& h : local_include_files(source, text)) out += h.path.string() + '\n' + h.text + '\n';
   return out;
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 std::string shell_join(const std::vector<std::string>& argv) {

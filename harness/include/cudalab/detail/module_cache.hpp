@@ -10,15 +10,10 @@
 #include <vector>
 
 #include "cudalab/detail/process.hpp"
+#include "cudalab/files.hpp"
 #include "cudalab/toolchain.hpp"
 
 namespace cudalab {
-
-/// 128-bit hash of `parts` (each length-prefixed, so boundaries matter), as 32 hex digits.
-std::string content_key(const std::vector<std::string_view>& parts);
-
-/// Reads a whole file; throws std::runtime_error with the path when it cannot.
-std::string read_file(const std::filesystem::path& path);
 
 /// A file a source includes with `#include "name"`.
 struct LocalInclude {

@@ -1,0 +1,18 @@
+// File helpers every stage shares: reading a whole file, and the content key that names what is
+// stored by its content (compiled modules, a class's submissions, a rubric's version).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cudalab {
+
+/// 128-bit hash of `parts` (each length-prefixed, so boundaries matter), as 32 hex digits.
+std::string content_key(const std::vector<std::string_view>& parts);
+
+/// Reads a whole file; throws std::runtime_error with the path and the system's reason when it cannot.
+std::string read_file(const std::filesystem::path& path);
+
+}  // namespace cudalab

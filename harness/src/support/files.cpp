@@ -1,0 +1,41 @@
+#include "cudalab/files.hpp"
+
+#define XXH_INLINE_ALL  // header-only: nothing to link or carry
+#include <xxhash.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace cudalab {
+
+std::string content_key(const std::vector<std::string_view>& parts) {
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_128bits_reset(state);
+  for (auto part : parts) {
+    const std::uint64_t size = part.size();
+    XXH3_128bits_update(state, &size, sizeof size);
+    XXH3_128bits_update(state, part.data(), part.size());
+  }
+  const XXH128_hash_t h = XXH3_128bits_digest(state);
+  XXH3_freeState(state);
+  char hex[33];
+  std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
+                static_cast<unsigned long long>(h.low64));
+  return hex;
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string() + ": " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw std::runtime_error("cannot read " + path.string() + ": " + std::strerror(errno));
+  return ss.str();
+}
+
+}  // namespace cudalab

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# scripts/check-layers.py fails on a backward arrow: a scratch tree whose wire header includes the
+# timing stage, and whose runner includes a checking header.
+set -euo pipefail
+check=$1
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+mkdir -p "$scratch/harness/include/cudalab" "$scratch/harness/runner"
+printf '#include "cudalab/timing.hpp"\n' > "$scratch/harness/include/cudalab/protocol.hpp"
+printf '#pragma once\n' > "$scratch/harness/include/cudalab/timing.hpp"
+printf '#include "cudalab/judge.hpp"\n' > "$scratch/harness/runner/runner_main.cpp"
+if out=$(python3 "$check" "$scratch"); then
+  echo "check-layers.py passed a tree with backward includes:"; echo "$out"; exit 1
+fi
+grep -qF 'harness/include/cudalab/protocol.hpp: #include "cudalab/timing.hpp": wire may not include the timing stage' <<<"$out" \
+  || { echo "the wire's include of timing was not named:"; echo "$out"; exit 1; }
+grep -qF 'harness/runner/runner_main.cpp: #include "cudalab/judge.hpp": runner may not include the checking stage' <<<"$out" \
+  || { echo "the runner's include of judge.hpp was not named:"; echo "$out"; exit 1; }
+echo "both backward includes named"

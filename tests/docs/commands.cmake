@@ -3,7 +3,7 @@
 # copy of the project, with the exit code and the output's shape that the page shows. The Markdown
 # convention (`<!-- docs-check: ... -->` markers) is described at the top of test_docs_commands.cpp.
 add_executable(cudalab-test-docs-commands ${CMAKE_CURRENT_LIST_DIR}/test_docs_commands.cpp)
-target_link_libraries(cudalab-test-docs-commands PRIVATE cudalab_core GTest::gtest_main)
+target_link_libraries(cudalab-test-docs-commands PRIVATE cudalab_core cudalab_tasks GTest::gtest_main)
 target_compile_definitions(cudalab-test-docs-commands PRIVATE
   CUDALAB_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
   CUDALAB_CLI="$<TARGET_FILE:cudalab>"

@@ -4,7 +4,7 @@
 # site is built by docs.doxygen_without_warnings (fixture docs_site), so `ctest -R docs` builds it
 # first; without Doxygen or Chromium the tests that need them skip, saying which.
 add_executable(cudalab-test-docs-site ${CMAKE_CURRENT_LIST_DIR}/test_docs_site.cpp)
-target_link_libraries(cudalab-test-docs-site PRIVATE cudalab_core GTest::gtest_main)
+target_link_libraries(cudalab-test-docs-site PRIVATE cudalab_core cudalab_tasks GTest::gtest_main)
 target_compile_definitions(cudalab-test-docs-site PRIVATE
   CUDALAB_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
   CUDALAB_CLI="$<TARGET_FILE:cudalab>"

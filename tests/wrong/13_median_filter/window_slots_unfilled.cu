@@ -1,5 +1,5 @@
 // expect: uninitialized_read | local array window
-// finding: uninitialized_read | 24 | write every slot of a local array
+// finding: uninitialized_read | 25 | write every slot of a local array
 // finding on gpu: skip: compute-sanitizer does not look for reads of unwritten local memory (the default check finds it there with the simulator's checked run)
 // Bug: neighbours outside the image are skipped instead of clamped to the border, but the sort
 // still takes all 9 slots of the window: at the border, the slots of the missing neighbours are

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "../support/toolchains.hpp"
 #include "cudalab/exercise_check.hpp"
 #include "cudalab/ladder.hpp"
 #include "cudalab/registry.hpp"
@@ -31,33 +32,7 @@ namespace fs = std::filesystem;
 
 const fs::path source_dir = CUDALAB_SOURCE_DIR;
 
-/// One toolchain per backend and build (plain, or the simulator's checked one) for the whole
-/// run, or the reason it cannot run here.
-const Toolchain* toolchain_of(Backend backend, bool checked, std::string& why) {
-  static std::map<std::pair<Backend, bool>, std::pair<std::unique_ptr<Toolchain>, std::string>> made;
-  auto it = made.find({backend, checked});
-  if (it == made.end()) {
-    ToolchainConfig config;
-    config.cache_dir = fs::path(CUDALAB_BIN_DIR) / ".." / "test-module-cache";
-    config.runner_dir = CUDALAB_BIN_DIR;
-    config.checked = checked;
-    std::unique_ptr<Toolchain> tc;
-    std::string reason;
-    if (backend == Backend::gpu) {
-      tc = make_gpu_toolchain(config);
-    } else {
-#ifdef CUDALAB_HAVE_SIM
-      tc = make_sim_toolchain(config);
-#else
-      reason = "this build has no simulator";
-#endif
-    }
-    if (tc && !tc->available(reason)) tc.reset();
-    it = made.emplace(std::make_pair(backend, checked), std::make_pair(std::move(tc), reason)).first;
-  }
-  why = it->second.second;
-  return it->second.first.get();
-}
+using testing_support::toolchain_of;
 
 const Toolchain* toolchain_for(Backend backend, std::string& why) { return toolchain_of(backend, false, why); }
 

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/toolchains.hpp"
 #include "cudalab/detail/process.hpp"
 #include "cudalab/explain.hpp"
 #include "cudalab/protocol.hpp"
@@ -26,25 +27,10 @@ using nlohmann::json;
 
 const fs::path source_dir = CUDALAB_SOURCE_DIR;
 /// The sanitize tests' cache: the checked build of a reference solution is compiled once for both.
-const fs::path module_cache = fs::path(CUDALAB_BIN_DIR) / ".." / "test-module-cache";
+const fs::path module_cache = testing_support::test_module_cache();
 
 /// The simulator's checked build, made once, or null with the reason.
-const Toolchain* checked_sim(std::string& why) {
-  static std::unique_ptr<Toolchain> made;
-  static std::string reason;
-  static const bool tried = [] {
-    ToolchainConfig config;
-    config.cache_dir = module_cache;
-    config.runner_dir = CUDALAB_BIN_DIR;
-    config.checked = true;
-    made = make_sim_toolchain(config);
-    if (!made->available(reason)) made.reset();
-    return true;
-  }();
-  (void)tried;
-  why = reason;
-  return made.get();
-}
+const Toolchain* checked_sim(std::string& why) { return testing_support::toolchain_of(Backend::sim, true, why); }
 
 #define REQUIRE_CHECKED_SIM(var)                 \
   std::string why_##var;                         \

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/toolchains.hpp"
 #include "cudalab/detail/process.hpp"
 #include "cudalab/gpu_probe.hpp"
 #include "cudalab/profile.hpp"
@@ -25,7 +26,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 const fs::path source_dir = CUDALAB_SOURCE_DIR;
-const fs::path module_cache = fs::path(CUDALAB_BIN_DIR) / ".." / "test-module-cache";
+const fs::path module_cache = testing_support::test_module_cache();
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -136,22 +137,7 @@ TEST(Profile, NcuIsFoundWhereCudalabNcuSays) {
 
 // ---- the simulator's side ----
 
-const Toolchain* checked_sim(std::string& why) {
-  static std::unique_ptr<Toolchain> made;
-  static std::string reason;
-  static const bool tried = [] {
-    ToolchainConfig config;
-    config.cache_dir = module_cache;
-    config.runner_dir = CUDALAB_BIN_DIR;
-    config.checked = true;
-    made = make_sim_toolchain(config);
-    if (!made->available(reason)) made.reset();
-    return true;
-  }();
-  (void)tried;
-  why = reason;
-  return made.get();
-}
+const Toolchain* checked_sim(std::string& why) { return testing_support::toolchain_of(Backend::sim, true, why); }
 
 /// Skips where the known-slow kernels are not there (a students' export leaves tests/explain out).
 #define REQUIRE_FILE(path) \

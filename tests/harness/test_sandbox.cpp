@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "../support/toolchains.hpp"
 #include "cudalab/detail/process.hpp"
 #include "cudalab/exercise_check.hpp"
 #include "cudalab/protocol.hpp"
@@ -43,19 +44,7 @@ const fs::path source_dir = CUDALAB_SOURCE_DIR;
 
 /// One toolchain per backend for the whole run, or the reason it cannot run here.
 const Toolchain* toolchain_for(Backend backend, std::string& why) {
-  static std::map<Backend, std::pair<std::unique_ptr<Toolchain>, std::string>> made;
-  auto it = made.find(backend);
-  if (it == made.end()) {
-    ToolchainConfig config;
-    config.cache_dir = fs::path(CUDALAB_BIN_DIR) / ".." / "test-module-cache";
-    config.runner_dir = CUDALAB_BIN_DIR;
-    std::unique_ptr<Toolchain> tc = backend == Backend::gpu ? make_gpu_toolchain(config) : make_sim_toolchain(config);
-    std::string reason;
-    if (tc && !tc->available(reason)) tc.reset();
-    it = made.emplace(backend, std::make_pair(std::move(tc), reason)).first;
-  }
-  why = it->second.second;
-  return it->second.first.get();
+  return testing_support::toolchain_of(backend, false, why);
 }
 
 #define REQUIRE_BACKEND(backend, var)                       \

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "../support/toolchains.hpp"
 #include "cudalab/exercise_check.hpp"
 #include "cudalab/findings.hpp"
 #include "cudalab/ladder.hpp"
@@ -32,24 +33,7 @@ namespace fs = std::filesystem;
 
 const fs::path source_dir = CUDALAB_SOURCE_DIR;
 
-/// One toolchain per backend and build (plain or checked) for the whole run, or the reason it
-/// cannot run here.
-const Toolchain* toolchain_of(Backend backend, bool checked, std::string& why) {
-  static std::map<std::pair<Backend, bool>, std::pair<std::unique_ptr<Toolchain>, std::string>> made;
-  auto it = made.find({backend, checked});
-  if (it == made.end()) {
-    ToolchainConfig config;
-    config.cache_dir = fs::path(CUDALAB_BIN_DIR) / ".." / "test-module-cache";
-    config.runner_dir = CUDALAB_BIN_DIR;
-    config.checked = checked;
-    std::unique_ptr<Toolchain> tc = backend == Backend::gpu ? make_gpu_toolchain(config) : make_sim_toolchain(config);
-    std::string reason;
-    if (tc && !tc->available(reason)) tc.reset();
-    it = made.emplace(std::make_pair(backend, checked), std::make_pair(std::move(tc), reason)).first;
-  }
-  why = it->second.second;
-  return it->second.first.get();
-}
+using testing_support::toolchain_of;
 
 /// The checked toolchain of `backend` (`--sanitize`: the simulator's checked build; a GPU's plain one).
 const Toolchain* checked_toolchain(Backend backend, std::string& why) { return toolchain_of(backend, true, why); }

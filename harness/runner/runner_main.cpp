@@ -380,7 +380,9 @@ class Run {
  private:
   void map_buffers() {
     void* p = mmap(nullptr, mapped_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED, protocol::kBuffersFd, 0);
-    if (p == MAP_FAILED) throw Stop{error_reply(Status::runner_error, "cannot map the buffers")};
+    if (p == MAP_FAILED) {
+      throw Stop{error_reply(Status::runner_error, std::string("cannot map the buffers: ") + std::strerror(errno))};
+    }
     base_ = static_cast<std::byte*>(p);
     for (const auto& set : spec_.sets) {
       std::vector<Slot> slots;

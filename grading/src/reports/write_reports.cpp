@@ -1,5 +1,7 @@
 // Every report of a class into one folder.
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -22,9 +24,10 @@ void write_file(const fs::path& path, const std::string& content) {
   fs::create_directories(path.parent_path(), ec);
   if (ec) throw std::runtime_error("cannot create " + path.parent_path().string() + ": " + ec.message());
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
   out << content;
   out.close();
-  if (!out) throw std::runtime_error("cannot write " + path.string());
+  if (!out) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
 }
 
 std::string json_text(const nlohmann::json& j) {

@@ -110,7 +110,9 @@ class ClockWatch {
  public:
   ClockWatch() {
     int ends[2];
-    if (pipe2(ends, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a pipe");
+    if (pipe2(ends, O_CLOEXEC) != 0) {
+      throw std::runtime_error(std::string("cannot create the clock's pipe: ") + std::strerror(errno));
+    }
     read_end_ = ends[0];
     write_end_ = ends[1];
     start_ = std::chrono::steady_clock::now();

@@ -29,6 +29,55 @@ fs::path find_nvcc() {
   return {};
 }
 
+/// One nvcc: its path, its version (asked once), and a cached compile of a source with given flags,
+/// which both nvcc toolchains run.
+class Nvcc {
+ public:
+  Nvcc(fs::path path, fs::path cache_dir) : path_(std::move(path)), cache_dir_(std::move(cache_dir)) {}
+
+  [[nodiscard]] const fs::path& path() const { return path_; }
+
+  /// Compiles `source` with `flags` into `cache_dir/folder`, or returns the cached result. The key
+  /// holds the source path (nvcc bakes it into messages and line info), nvcc's own version (an
+  /// upgraded toolkit in the same place) and the flags (the architecture "native" stood for, when
+  /// machines with different GPUs share a cache folder).
+  CompileResult compile(const fs::path& source, const std::string& folder, const std::vector<std::string>& flags,
+                        std::chrono::minutes timeout, int niceness) const {
+    CompileResult result;
+    std::string text;
+    try {
+      text = read_file(source);
+    } catch (const std::exception& e) {
+      result.diagnostics = e.what();
+      return result;
+    }
+    const std::string key = content_key(
+        {folder, text, local_includes(source, text), shell_join(flags), path_.string(), version(), source.string()});
+    return cached_compile(cache_dir_ / folder, key, [&](const fs::path& out, std::string& command) {
+      ProcessOptions opts;
+      opts.argv = {path_.string()};
+      opts.argv.insert(opts.argv.end(), flags.begin(), flags.end());
+      opts.argv.insert(opts.argv.end(), {"-o", out.string(), source.string()});
+      opts.timeout = timeout;
+      opts.niceness = niceness;
+      command = shell_join(opts.argv);
+      return run_process(opts);
+    });
+  }
+
+ private:
+  /// The last line of `nvcc --version` ("Build cuda_13.0.r13.0/compiler.36424714_0"); asked once.
+  const std::string& version() const {
+    std::call_once(version_once_, [&] { version_ = tool_version(path_, cache_dir_, VersionLine::last); });
+    return version_;
+  }
+
+  fs::path path_;
+  fs::path cache_dir_;
+  mutable std::once_flag version_once_;
+  mutable std::string version_;
+};
+
 /// What `cudalab-runner-gpu --probe` reported; asked once per process.
 struct DeviceProbe {
   std::optional<GpuDevice> device;
@@ -37,7 +86,7 @@ struct DeviceProbe {
 
 class GpuToolchain final : public Toolchain {
  public:
-  explicit GpuToolchain(ToolchainConfig config) : config_(std::move(config)), nvcc_(find_nvcc()) {
+  explicit GpuToolchain(ToolchainConfig config) : config_(std::move(config)), nvcc_(find_nvcc(), config_.cache_dir) {
     if (const char* env = std::getenv("CUDALAB_CUDA_ARCH"); env != nullptr && *env != '\0') {
       config_.cuda_arch = env;
     }
@@ -53,7 +102,7 @@ class GpuToolchain final : public Toolchain {
   }
 
   bool available(std::string& why) const override {
-    if (nvcc_.empty()) {
+    if (nvcc_.path().empty()) {
       why = "nvcc was not found: install the CUDA toolkit or set CUDALAB_NVCC";
       return false;
     }
@@ -76,33 +125,10 @@ class GpuToolchain final : public Toolchain {
   }
 
   CompileResult compile(const fs::path& source) const override {
-    CompileResult result;
-    const std::string arch = resolved_arch();
-    std::string text;
-    try {
-      text = read_file(source);
-    } catch (const std::exception& e) {
-      result.diagnostics = e.what();
-      return result;
-    }
-    const std::vector<std::string> flags = {"-std=c++17", "-O3",     "-lineinfo", "-shared",      "-Xcompiler",
-                                            "-fPIC",      "-cudart", "shared",    "-arch=" + arch};
-    std::string flag_text;
-    for (const auto& f : flags) flag_text += f + " ";
-    // The source path is part of the key: nvcc bakes it into messages and line info. So are nvcc's
-    // own version (an upgraded toolkit in the same place) and the architecture "native" stood for
-    // (a cache folder shared by machines with different GPUs).
-    const std::string key = content_key(
-        {"gpu", text, local_includes(source, text), flag_text, nvcc_.string(), nvcc_version(), source.string()});
-    return cached_compile(config_.cache_dir / "gpu", key, [&](const fs::path& out, std::string& command) {
-      ProcessOptions opts;
-      opts.argv = {nvcc_.string()};
-      opts.argv.insert(opts.argv.end(), flags.begin(), flags.end());
-      opts.argv.insert(opts.argv.end(), {"-o", out.string(), source.string()});
-      opts.timeout = std::chrono::minutes(5);
-      command = shell_join(opts.argv);
-      return run_process(opts);
-    });
+    return nvcc_.compile(source, "gpu",
+                         {"-std=c++17", "-O3", "-lineinfo", "-shared", "-Xcompiler", "-fPIC", "-cudart", "shared",
+                          "-arch=" + resolved_arch()},
+                         std::chrono::minutes(5), 0);
   }
 
   fs::path runner() const override { return config_.runner_dir / "cudalab-runner-gpu"; }
@@ -116,23 +142,15 @@ class GpuToolchain final : public Toolchain {
     return "sm_" + std::to_string(p.device->cc_major) + std::to_string(p.device->cc_minor);
   }
 
-  /// The last line of `nvcc --version` ("Build cuda_13.0.r13.0/compiler.36424714_0"); asked once.
-  const std::string& nvcc_version() const {
-    std::call_once(version_once_, [&] { version_ = tool_version(nvcc_, config_.cache_dir, VersionLine::last); });
-    return version_;
-  }
-
   const DeviceProbe& probe() const {
     std::call_once(probe_once_, [&] { probe_.device = probe_gpu(runner(), probe_.error); });
     return probe_;
   }
 
   ToolchainConfig config_;
-  fs::path nvcc_;
+  Nvcc nvcc_;
   mutable std::once_flag probe_once_;
   mutable DeviceProbe probe_;
-  mutable std::once_flag version_once_;
-  mutable std::string version_;
 };
 
 /// nvcc's device front end, run for its verdict only (`--ptx` at -O0: no GPU, no driver, no
@@ -140,7 +158,7 @@ class GpuToolchain final : public Toolchain {
 /// kernel, a host variable read in one — so a file it rejects fails the simulator's check too.
 class NvccFrontEnd final : public Toolchain {
  public:
-  NvccFrontEnd(ToolchainConfig config, fs::path nvcc) : config_(std::move(config)), nvcc_(std::move(nvcc)) {
+  NvccFrontEnd(const ToolchainConfig& config, fs::path nvcc) : nvcc_(std::move(nvcc), config.cache_dir) {
     // The virtual architecture of the GPU the file is built for; the course's own where none is named.
     const std::string arch = CUDALAB_DEFAULT_CUDA_ARCH;
     arch_ = arch.starts_with("sm_") ? "compute_" + arch.substr(3) : "compute_90";
@@ -151,32 +169,15 @@ class NvccFrontEnd final : public Toolchain {
   std::string describe() const override { return "nvcc's device front end (" + arch_ + "), for its messages"; }
 
   bool available(std::string& why) const override {
-    if (nvcc_.empty()) why = "nvcc was not found";
-    return !nvcc_.empty();
+    if (nvcc_.path().empty()) why = "nvcc was not found";
+    return !nvcc_.path().empty();
   }
 
   CompileResult compile(const fs::path& source) const override {
-    CompileResult result;
-    std::string text;
-    try {
-      text = read_file(source);
-    } catch (const std::exception& e) {
-      result.diagnostics = e.what();
-      return result;
-    }
-    const std::vector<std::string> flags = {"-std=c++17", "--ptx", "-arch=" + arch_, "-Xcicc", "-O0"};
-    const std::string key = content_key({"nvcc-front-end", text, local_includes(source, text), shell_join(flags),
-                                         nvcc_.string(), nvcc_version(), source.string()});
-    result = cached_compile(config_.cache_dir / "nvcc-front-end", key, [&](const fs::path& out, std::string& command) {
-      ProcessOptions opts;
-      opts.argv = {nvcc_.string()};
-      opts.argv.insert(opts.argv.end(), flags.begin(), flags.end());
-      opts.argv.insert(opts.argv.end(), {"-o", out.string(), source.string()});
-      opts.timeout = std::chrono::minutes(2);
-      opts.niceness = 5;  // beside the simulator's builds, which the check needs first
-      command = shell_join(opts.argv);
-      return run_process(opts);
-    });
+    // At nice +5 beside the simulator's builds, which the check needs first.
+    CompileResult result =
+        nvcc_.compile(source, "nvcc-front-end", {"-std=c++17", "--ptx", "-arch=" + arch_, "-Xcicc", "-O0"},
+                      std::chrono::minutes(2), 5);
     result.diagnostics = gcc_style_locations(result.diagnostics);
     return result;
   }
@@ -184,16 +185,8 @@ class NvccFrontEnd final : public Toolchain {
   fs::path runner() const override { return {}; }
 
  private:
-  const std::string& nvcc_version() const {
-    std::call_once(version_once_, [&] { version_ = tool_version(nvcc_, config_.cache_dir, VersionLine::last); });
-    return version_;
-  }
-
-  ToolchainConfig config_;
-  fs::path nvcc_;
+  Nvcc nvcc_;
   std::string arch_;
-  mutable std::once_flag version_once_;
-  mutable std::string version_;
 };
 
 }  // namespace

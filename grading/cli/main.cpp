@@ -56,9 +56,14 @@ int run_grade(GradeOptions options, bool color) {
   write_summary(std::cout, s.results, color);
   if (s.graded > 0) {
     const bool timed = !s.devices.empty();
-    const std::string timing = timed ? fmt::format("timing {:.0f} s ({} GPU{} at once)", s.timing_phase_s,
-                                                   s.devices.size(), s.devices.size() == 1 ? "" : "s")
-                                     : "no timing (not on a GPU)";
+    const std::string timing =
+        timed ? fmt::format("timing {:.0f} s ({} GPU{} at once{})", s.timing_phase_s, s.devices.size(),
+                            s.devices.size() == 1 ? "" : "s",
+                            s.timed_beside_checks ? fmt::format(", the last one beside the checks; {} timed "
+                                                                "again after them",
+                                                                s.timed_again)
+                                                  : "")
+              : "no timing (not on a GPU)";
     fmt::print("\ngraded in {}{}: compiling and checking {:.0f} s ({} at once), {}\n", minutes(s.wall_s),
                s.wall_s >= 60 ? fmt::format(" ({:.0f} s)", s.wall_s) : "", s.check_phase_s, s.check_workers, timing);
     fmt::print("  summed over the attempts: compiling {:.0f} s, checking {:.0f} s{}\n", s.compile_s, s.check_s,

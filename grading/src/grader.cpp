@@ -1,5 +1,6 @@
 #include "cudalab/grading/grader.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -38,6 +39,10 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+/// The nice value of the checks while a GPU times beside them: the timing's processes and the
+/// thread that reads their clock marks get the cores first.
+constexpr int kCheckNicenessBesideTiming = 10;
 
 /// Attempts in the timing phase at once per GPU: one holds the GPU while the others prepare their
 /// inputs, start their runner (which waits at its gate) and judge their outputs on the CPU. The
@@ -485,8 +490,10 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
     }
   };
 
-  // Phase 2, on GPU `gpu`: time, with the GPU alone while the runner runs.
-  auto time_one = [&](Pending& p, std::size_t gpu) {
+  // Phase 2, on GPU `gpu`: time, with the GPU alone while the runner runs. Returns false for an
+  // attempt timed beside the checks whose clock batches were not believed: it is timed again once
+  // the checks are over (TimingQueue), and nothing of this timing is kept but its seconds.
+  auto time_one = [&](Pending& p, std::size_t gpu, bool beside_checks) -> bool {
     Attempt& a = p.attempt;
     const Job& job = *p.job;
     const auto timing_start = Clock::now();
@@ -505,6 +512,10 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
       const PairedTiming paired =
           time_against_reference(*job.task, toolchain, job.source, solution, *d.peaks, on_d, pairing);
       const BenchOutcome& timed = paired.submission;
+      if (beside_checks && timed.verdict == Verdict::timing_mismatch) {
+        p.timing += seconds_since(timing_start);
+        return false;
+      }
       p.timing_split = timed.time_split;
       if (timed.verdict == Verdict::passed && !timed.measurements.empty()) {
         const Measurement& m = timed.measurements.front();
@@ -536,22 +547,25 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
     } catch (const std::exception& e) {
       a.hints.push_back(std::string("not timed: ") + e.what());
     }
-    p.timing = seconds_since(timing_start);
+    p.timing += seconds_since(timing_start);
+    return true;
   };
 
-  // Checks first, all of them, then the timing: a timed run needs its GPU alone, and starting one
-  // between checks would leave every other worker waiting for the checks in flight to drain.
-  // Timing on one GPU while the checks run on the others was tried (two H100s, 2026-11-27): with
-  // every core busy, the clock batches of honest 05_reduce runs were refused as untrusted (2 to 5
-  // of 7 attempts), even with the checks kept off the timing's cores; docs/performance.md.
+  // With one GPU: every check first, then the timing (a timed run needs its GPU alone, and taking
+  // one that checks use would leave every other worker waiting for the checks in flight to drain).
+  // With more: the last GPU times what is checked while the others serve the checks (mostly CPU
+  // work), then every GPU times what is left. The checks then yield the CPU to the timing (nice
+  // +10): with every core busy, honest clock batches were refused as untrusted (two H100s,
+  // 2026-11-27, 2 to 5 of 7 05_reduce attempts), and one still refused beside the checks is timed
+  // again after them (TimingQueue); docs/performance.md.
   std::vector<Pending> pending(jobs.size());
-  std::vector<std::size_t> to_time;
-  std::mutex to_time_lock;
+  TimingQueue queue;
+  std::atomic<std::size_t> timed_count{0};
   // A set-up fault (SetupError: the cache, the compiler, the disk, the sandbox) stops every worker
   // after the attempt in hand and leaves the class: the attempts recorded so far stay, the rest
   // are graded by --resume once the machine is fixed, and nobody's row blames their file.
   std::atomic<bool> stopping{false};
-  const auto run_workers = [&stopping](unsigned count, const std::function<void()>& work) {
+  const auto run_workers = [&stopping, &queue](unsigned count, const std::function<void()>& work) {
     std::exception_ptr fault;
     std::mutex fault_lock;
     std::vector<std::thread> threads;
@@ -561,6 +575,7 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
           work();
         } catch (...) {
           stopping = true;
+          queue.stop();
           std::lock_guard lock(fault_lock);
           if (!fault) fault = std::current_exception();
         }
@@ -569,33 +584,73 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
     for (auto& t : threads) t.join();
     if (fault) std::rethrow_exception(fault);
   };
+  const auto time_on = [&](std::size_t gpu) {
+    while (const auto turn = queue.take()) {
+      const bool believed = time_one(pending[turn->index], gpu, turn->beside_checks);
+      queue.done(*turn, !believed);
+      if (believed) finish(pending[turn->index]);
+    }
+  };
   unsigned workers = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   workers = std::min<unsigned>(workers, std::max<std::size_t>(jobs.size(), 1));
-  const auto check_phase_start = Clock::now();
-  run_workers(workers, [&] {
-    for (std::size_t i = next++; i < jobs.size() && !stopping; i = next++) {
-      if (check_one(jobs[i], pending[i])) {
-        std::lock_guard lock(to_time_lock);
-        to_time.push_back(i);
-      } else {
-        finish(pending[i]);
+  const unsigned timing_per_gpu = timing_workers_per_gpu(devices.size());
+  const bool time_beside_checks = on_gpu && devices.size() >= 2;
+  const std::size_t timing_gpu = devices.size() - 1;
+  std::optional<Clock::time_point> timing_start;
+  std::exception_ptr early_fault;
+  std::thread early_timing;
+  if (time_beside_checks) {
+    gpus.keep_for_timing(timing_gpu, true);
+    timing_start = Clock::now();
+    early_timing = std::thread([&] {
+      try {
+        run_workers(timing_per_gpu, [&] { time_on(timing_gpu); });
+      } catch (...) {
+        early_fault = std::current_exception();
       }
-    }
-  });
+    });
+  }
+  const auto check_phase_start = Clock::now();
+  try {
+    run_workers(workers, [&] {
+      // This thread's nice value, which the compilers and runners it starts inherit.
+      if (time_beside_checks) (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kCheckNicenessBesideTiming);
+      for (std::size_t i = next++; i < jobs.size() && !stopping; i = next++) {
+        if (check_one(jobs[i], pending[i])) {
+          ++timed_count;
+          queue.push(i);
+        } else {
+          finish(pending[i]);
+        }
+      }
+    });
+  } catch (...) {
+    queue.stop();
+    if (early_timing.joinable()) early_timing.join();
+    throw;
+  }
   summary.check_phase_s = seconds_since(check_phase_start);
   summary.check_workers = workers;
-  std::ranges::sort(to_time);  // in the order of the class, whichever check ended first
-  const auto timing_phase_start = Clock::now();
-  std::atomic<std::size_t> next_timed{0};
-  std::atomic<unsigned> timing_worker{0};
-  run_workers(static_cast<unsigned>(timing_workers_per_gpu(devices.size()) * devices.size()), [&] {
-    const std::size_t gpu = timing_worker++ % devices.size();
-    for (std::size_t k = next_timed++; k < to_time.size() && !stopping; k = next_timed++) {
-      time_one(pending[to_time[k]], gpu);
-      finish(pending[to_time[k]]);
+  queue.end_checks();
+  if (time_beside_checks) gpus.keep_for_timing(timing_gpu, false);
+  if (!timing_start) timing_start = Clock::now();
+  {
+    // Every GPU not timing already; with one GPU, that one.
+    const std::size_t others = time_beside_checks ? devices.size() - 1 : devices.size();
+    std::atomic<unsigned> timing_worker{0};
+    std::exception_ptr late_fault;
+    try {
+      run_workers(static_cast<unsigned>(timing_per_gpu * others), [&] { time_on(timing_worker++ % others); });
+    } catch (...) {
+      late_fault = std::current_exception();
     }
-  });
-  summary.timing_phase_s = seconds_since(timing_phase_start);
+    if (early_timing.joinable()) early_timing.join();
+    if (late_fault) std::rethrow_exception(late_fault);
+    if (early_fault) std::rethrow_exception(early_fault);
+  }
+  summary.timing_phase_s = timed_count > 0 ? seconds_since(*timing_start) : 0;
+  summary.timed_beside_checks = time_beside_checks;
+  summary.timed_again = queue.put_back();
 
   summary.sandbox_line = describe_sandbox(toolchain.backend(), options.timeout);
   summary.compile_s = compile_s;

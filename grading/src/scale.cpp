@@ -138,10 +138,73 @@ void GpuPool::release(std::size_t gpu, bool alone) {
   changed_.notify_all();
 }
 
+void GpuPool::keep_for_timing(std::size_t gpu, bool timing_only) {
+  {
+    std::lock_guard lock(mutex_);
+    gpus_.at(gpu).timing_only = timing_only;
+  }
+  changed_.notify_all();
+}
+
+void TimingQueue::push(std::size_t index) {
+  {
+    std::lock_guard lock(mutex_);
+    ready_.push_back(index);
+  }
+  changed_.notify_all();
+}
+
+std::optional<TimingQueue::Turn> TimingQueue::take() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return stopped_ || !ready_.empty() || (checks_over_ && timing_ == 0); });
+  if (stopped_ || ready_.empty()) return std::nullopt;
+  const std::size_t index = ready_.front();
+  ready_.pop_front();
+  ++timing_;
+  return Turn{index, !checks_over_};
+}
+
+void TimingQueue::done(const Turn& turn, bool again) {
+  {
+    std::lock_guard lock(mutex_);
+    --timing_;
+    if (again) ++put_back_;
+    if (again && checks_over_) {
+      ready_.push_back(turn.index);
+    } else if (again) {
+      when_quiet_.push_back(turn.index);
+    }
+  }
+  changed_.notify_all();
+}
+
+void TimingQueue::end_checks() {
+  {
+    std::lock_guard lock(mutex_);
+    checks_over_ = true;
+    ready_.insert(ready_.end(), when_quiet_.begin(), when_quiet_.end());
+    when_quiet_.clear();
+  }
+  changed_.notify_all();
+}
+
+std::size_t TimingQueue::put_back() const {
+  std::lock_guard lock(mutex_);
+  return put_back_;
+}
+
+void TimingQueue::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopped_ = true;
+  }
+  changed_.notify_all();
+}
+
 std::optional<std::size_t> GpuPool::fewest_checks() const {
   std::optional<std::size_t> best;
   for (std::size_t g = 0; g < gpus_.size(); ++g) {
-    if (gpus_[g].alone || gpus_[g].reserved) continue;
+    if (gpus_[g].alone || gpus_[g].reserved || gpus_[g].timing_only) continue;
     if (!best || gpus_[g].checks < gpus_[*best].checks) best = g;
   }
   return best;

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -182,6 +183,44 @@ TEST(GradeScale, TheGpuPoolTimesOnEveryGpuAtOnceAndNeverBesideACheck) {
   EXPECT_GT(timed[0], 10) << "both GPUs time";
   EXPECT_GT(timed[1], 10) << "both GPUs time";
   EXPECT_EQ(most_timing, 2) << "timed runs on both GPUs at once";
+}
+
+// An attempt timed beside the checks and not believed goes back, to be timed once the checks are
+// over; the same after them is timed again at once; an attempt believed is done.
+TEST(GradeScale, AnAttemptNotBelievedBesideTheChecksIsTimedAgainAfterThem) {
+  TimingQueue queue;
+  queue.push(0);
+  queue.push(1);
+  auto first = queue.take();
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->index, 0U);
+  EXPECT_TRUE(first->beside_checks);
+  queue.done(*first, true);  // not believed: back, but not while the checks run
+  auto second = queue.take();
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(second->index, 1U) << "the attempt put back waits for the end of the checks";
+  queue.done(*second, false);
+
+  queue.end_checks();
+  auto again = queue.take();
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->index, 0U);
+  EXPECT_FALSE(again->beside_checks);
+  // A worker with nothing to take waits while a timing is in flight: it may come back.
+  std::optional<TimingQueue::Turn> waited;
+  std::thread waiter([&] { waited = queue.take(); });
+  queue.done(*again, true);
+  waiter.join();
+  ASSERT_TRUE(waited.has_value()) << "a worker gave up while an attempt could still come back";
+  EXPECT_EQ(waited->index, 0U);
+  queue.done(*waited, false);
+  EXPECT_FALSE(queue.take().has_value()) << "nothing left once the checks are over and nothing is timing";
+  EXPECT_EQ(queue.put_back(), 2U);
+
+  TimingQueue stopped;
+  stopped.push(3);
+  stopped.stop();
+  EXPECT_FALSE(stopped.take().has_value()) << "a fault stops the timing";
 }
 
 // Timing workers bound to one GPU each (two per GPU) take their own GPU alone, never beside a

@@ -66,9 +66,13 @@ struct GradeSummary {
   double check_s = 0;
   double timing_s = 0;
   /// The wall time of the two phases: compiling and checking (many workers at once), then timing
-  /// (one attempt per GPU at a time). Together about wall_s.
+  /// (one attempt per GPU at a time). Together about wall_s, unless `timed_beside_checks`: with
+  /// several GPUs the last one times from the start, beside the checks.
   double check_phase_s = 0;
   double timing_phase_s = 0;
+  bool timed_beside_checks = false;
+  /// Attempts timed beside the checks whose clock batches were not believed, timed again after.
+  std::size_t timed_again = 0;
   unsigned check_workers = 0;  ///< workers of the first phase
   double wall_s = 0;
   std::string sandbox_line;  ///< which protections the runners had (sandbox.hpp)

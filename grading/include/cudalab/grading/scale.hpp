@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -44,18 +45,59 @@ class GpuPool {
   void take_alone(std::size_t gpu);
   /// Gives back what share() (`alone` false) or take_alone() (`alone` true) gave.
   void release(std::size_t gpu, bool alone);
+  /// Keeps GPU `gpu` for timed runs only (no check is given it) while `timing_only`: grading
+  /// times on it while the other GPUs serve the checks.
+  void keep_for_timing(std::size_t gpu, bool timing_only);
 
  private:
   struct State {
-    int checks = 0;         ///< checks running on it
-    bool alone = false;     ///< a timed run has it
-    bool reserved = false;  ///< a worker waits to time on it: no new checks
+    int checks = 0;            ///< checks running on it
+    bool alone = false;        ///< a timed run has it
+    bool reserved = false;     ///< a worker waits to time on it: no new checks
+    bool timing_only = false;  ///< keep_for_timing(): no checks at all
   };
   [[nodiscard]] std::optional<std::size_t> fewest_checks() const;
 
   std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<State> gpus_;
+};
+
+/// The attempts waiting to be timed, while checks still run and after. Grading with several GPUs
+/// times on one of them beside the checks; a timed run there shares the cores with the checks, and
+/// one whose clock batches came out untrusted (an honest one can, on a machine with every core
+/// busy) is put back and timed again once the checks are over, when the machine is quiet: only
+/// that second timing counts. Thread-safe.
+class TimingQueue {
+ public:
+  /// An attempt to time: `index` as push() gave it; `beside_checks` when checks were still running.
+  struct Turn {
+    std::size_t index = 0;
+    bool beside_checks = false;
+  };
+  /// Attempt `index` is checked and is to be timed.
+  void push(std::size_t index);
+  /// The next attempt to time; waits while there is none but checks or timed runs are going on
+  /// (either may add one). Nothing once all is done, or after stop().
+  std::optional<Turn> take();
+  /// The end of the timing take() gave: `again` puts it back, to be timed once the checks are over.
+  void done(const Turn& turn, bool again);
+  /// No more checks: what was put back is handed out again.
+  void end_checks();
+  /// Wakes every take() with nothing (a fault stops the class).
+  void stop();
+  /// How many timings done() put back.
+  [[nodiscard]] std::size_t put_back() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::size_t> ready_;
+  std::vector<std::size_t> when_quiet_;  ///< timed beside the checks and not believed
+  bool checks_over_ = false;
+  bool stopped_ = false;
+  unsigned timing_ = 0;  ///< turns taken and not done
+  std::size_t put_back_ = 0;
 };
 
 /// One shard of a class: `index` of `count`, 0-based (a Slurm array `--array=0-(N-1)` gives

@@ -575,6 +575,48 @@ TEST(NvccFrontEnd, AFileItRejectsFailsTheSimulatorsCheckInItsWords) {
   fs::remove_all(config.cache_dir);
 }
 
+// nvcc's front end runs once for every copy of a file without headers of its own (a class's
+// identical submissions, the reference solution in scratch copies); each copy's messages name it.
+TEST(NvccFrontEnd, CopiesOfAFileShareOneRunAndNameThemselves) {
+  const ToolchainConfig config = front_end_config("shared");
+  fs::remove_all(config.cache_dir);
+  fs::create_directories(config.cache_dir);
+  // A stand-in nvcc that warns about the file it is given, writes its output and counts its runs.
+  const fs::path fake = config.cache_dir / "nvcc";
+  const fs::path runs = config.cache_dir / "runs";
+  std::ofstream(fake) << "#!/bin/sh\n"
+                         "[ \"$1\" = --version ] && { echo 'Build fake_2'; exit 0; }\n"
+                         "echo run >> '" +
+                             runs.string() +
+                             "'\n"
+                             "while [ $# -gt 1 ]; do [ \"$1\" = -o ] && : > \"$2\"; shift; done\n"
+                             "echo \"$1(2): warning: variable \\\"x\\\" was declared but never referenced\"\n";
+  fs::permissions(fake, fs::perms::owner_all);
+  const ScopedVariable nvcc("CUDALAB_NVCC", fake.c_str());
+  const ScopedVariable on("CUDALAB_NVCC_FRONT_END", nullptr);
+  const std::unique_ptr<Toolchain> front_end = make_nvcc_front_end(config);
+  ASSERT_NE(front_end, nullptr);
+  const std::string text = "__global__ void k() {\n  int x;\n}\n";
+  for (const char* who : {"alice", "bob"}) {
+    fs::create_directories(config.cache_dir / who);
+    std::ofstream(config.cache_dir / who / "kernel.cu") << text;
+  }
+  const CompileResult a = front_end->compile(config.cache_dir / "alice" / "kernel.cu");
+  const CompileResult b = front_end->compile(config.cache_dir / "bob" / "kernel.cu");
+  ASSERT_TRUE(a.ok) << a.diagnostics;
+  ASSERT_TRUE(b.ok) << b.diagnostics;
+  EXPECT_TRUE(b.cached);
+  std::ifstream counted(runs);
+  const std::string count((std::istreambuf_iterator<char>(counted)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(count, "run\n") << "nvcc ran once per copy";
+  EXPECT_NE(a.diagnostics.find((config.cache_dir / "alice" / "kernel.cu").string() + ":2: warning"), std::string::npos)
+      << a.diagnostics;
+  EXPECT_NE(b.diagnostics.find((config.cache_dir / "bob" / "kernel.cu").string() + ":2: warning"), std::string::npos)
+      << b.diagnostics;
+  EXPECT_EQ(b.diagnostics.find("alice"), std::string::npos) << b.diagnostics;
+  fs::remove_all(config.cache_dir);
+}
+
 TEST(NvccFrontEnd, RejectsWhatNvccRejectsAndPassesTheReferenceWhereNvccIsInstalled) {
   REQUIRE_BACKEND(Backend::sim, sim);
   const fs::path solution = source_dir / "solutions" / "01_increment" / "kernel.cu";

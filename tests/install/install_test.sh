@@ -14,7 +14,7 @@
 #      stopped by the sandbox; `cudalab grade` finds cudalab-grading; no output names the source tree.
 # The module cache starts empty on purpose: a cached module would hide a broken compile step (the
 # installed simulator headers, libcudalab_sim.so); the build tree's cache cannot serve anyway (its
-# keys hold the source paths and the runner folder).
+# keys hold the runner folder and the simulator headers' folder).
 # Usage: install_test.sh BUILD_DIR SOURCE_DIR CPACK CMAKE
 set -euo pipefail
 

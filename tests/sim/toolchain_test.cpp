@@ -8,6 +8,7 @@
 #include <fstream>
 #include <vector>
 
+#include "cudalab/toolchain.hpp"
 #include "sim_module.hpp"
 
 namespace cudalab::sim::test {
@@ -105,6 +106,40 @@ TEST(SimToolchain, TranslatorErrorsInAHeaderNameTheHeader) {
   const CompileResult r = make_sim_toolchain(s.config)->compile(s.root / "src" / "kernel.cu");
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.diagnostics.rfind((s.root / "src" / "util" / "bad.cuh").string() + ":3:", 0), 0u) << r.diagnostics;
+}
+
+// A file without headers of its own compiles once wherever its copies lie (a scratch copy of the
+// project, identical submissions): the second copy's module comes from the cache, and the
+// compiler's messages name the copy asked for. With a header of its own, each copy compiles.
+TEST(SimToolchain, CopiesOfAFileWithoutHeadersShareOneModuleAndNameThemselves) {
+  const Scratch s("shared-copies");
+  const std::string text =
+      "__global__ void k(int* p) { p[0] = 1; }\n"
+      "void solve(int* p) { int z = 1 / 0; k<<<1, 1>>>(p + z); }\n";
+  s.write("alice/kernel.cu", text);
+  s.write("bob/kernel.cu", text);
+  auto tc = make_sim_toolchain(s.config);
+  const CompileResult a = tc->compile(s.root / "src" / "alice" / "kernel.cu");
+  ASSERT_TRUE(a.ok) << a.diagnostics;
+  const CompileResult b = tc->compile(s.root / "src" / "bob" / "kernel.cu");
+  ASSERT_TRUE(b.ok) << b.diagnostics;
+  EXPECT_TRUE(b.cached) << "the same text elsewhere compiled again";
+  EXPECT_EQ(a.module, b.module);
+  const std::string bob_line = (s.root / "src" / "bob" / "kernel.cu").string() + ":2:";
+  EXPECT_NE(a.diagnostics.find((s.root / "src" / "alice" / "kernel.cu").string() + ":2:"), std::string::npos)
+      << a.diagnostics;
+  EXPECT_NE(b.diagnostics.find(bob_line), std::string::npos) << "the warning names bob's copy: " << b.diagnostics;
+  EXPECT_EQ(b.diagnostics.find("alice"), std::string::npos) << b.diagnostics;
+  EXPECT_EQ(b.diagnostics.find(kSharedSourceFolder), std::string::npos) << b.diagnostics;
+
+  s.write("carol/kernel.cu", "#include \"k.cuh\"\n" + text);
+  s.write("carol/k.cuh", "#pragma once\n");
+  s.write("dave/kernel.cu", "#include \"k.cuh\"\n" + text);
+  s.write("dave/k.cuh", "#pragma once\n");
+  ASSERT_TRUE(tc->compile(s.root / "src" / "carol" / "kernel.cu").ok);
+  const CompileResult d = tc->compile(s.root / "src" / "dave" / "kernel.cu");
+  ASSERT_TRUE(d.ok) << d.diagnostics;
+  EXPECT_FALSE(d.cached) << "a file with a header of its own is compiled where it lies";
 }
 
 TEST(SimToolchain, EditingANestedHeaderRecompiles) {

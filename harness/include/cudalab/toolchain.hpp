@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace cudalab {
 
@@ -59,6 +60,13 @@ class Toolchain {
   /// The child program that loads this toolchain's modules and calls `solve`.
   [[nodiscard]] virtual std::filesystem::path runner() const = 0;
 };
+
+/// The folder, by name only, where a source with no local includes is compiled: its module's key
+/// then holds the file's name and text but not where it lies, and every copy of the same file (the
+/// reference solution in a scratch copy of the project, an installed copy, identical submissions)
+/// shares one module. The compiler's messages and the module's debug lines name this folder;
+/// from_shared_folder() puts the file's own back.
+inline constexpr std::string_view kSharedSourceFolder = "/cudalab-shared-source";
 
 /// nvcc → a shared object linked against the shared CUDA runtime.
 std::unique_ptr<Toolchain> make_gpu_toolchain(const ToolchainConfig& config);

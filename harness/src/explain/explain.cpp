@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "cudalab/case_data.hpp"
+#include "cudalab/detail/module_cache.hpp"
 #include "cudalab/exercise_check.hpp"
 #include "cudalab/explain.hpp"
 #include "registers.hpp"
@@ -276,7 +277,9 @@ void analyse(ExplainResult& r, const protocol::AccessProfile& profile, const pro
   // ---- lines ----
   std::vector<std::uint64_t> pcs;
   for (const auto& s : profile.sites) pcs.push_back(s.pc);
-  const auto places = locate_in_module(r.compile.module, pcs);
+  auto places = locate_in_module(r.compile.module, pcs);
+  // A module shared by every copy of the file names the shared folder: this file's, here.
+  for (auto& [pc, place] : places) place.file = from_shared_folder(std::move(place.file), r.source);
   using Key = std::tuple<std::string, std::string, int, int, bool, bool, std::string>;
   std::map<Key, std::size_t> line_of;
   for (const auto& s : profile.sites) {

@@ -1,6 +1,9 @@
 // The `gpu` toolchain: nvcc builds kernel.cu into a shared object linked against the shared CUDA
 // runtime, which the GPU runner loads.
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <mutex>
 #include <regex>
 #include <string_view>
@@ -38,11 +41,13 @@ class Nvcc {
   [[nodiscard]] const fs::path& path() const { return path_; }
 
   /// Compiles `source` with `flags` into `cache_dir/folder`, or returns the cached result. The key
-  /// holds the source path (nvcc bakes it into messages and line info), nvcc's own version (an
-  /// upgraded toolkit in the same place) and the flags (the architecture "native" stood for, when
-  /// machines with different GPUs share a cache folder).
+  /// holds nvcc's own version (an upgraded toolkit in the same place), the flags (the architecture
+  /// "native" stood for, when machines with different GPUs share a cache folder) and the source
+  /// path, which nvcc bakes into messages and line info — unless `messages_only` (nothing but the
+  /// messages is used) and the file has no local includes: then nvcc compiles a copy of it under
+  /// kSharedSourceFolder's name, and every copy of the same text shares the result.
   CompileResult compile(const fs::path& source, const std::string& folder, const std::vector<std::string>& flags,
-                        std::chrono::minutes timeout, int niceness) const {
+                        std::chrono::minutes timeout, int niceness, bool messages_only = false) const {
     CompileResult result;
     std::string text;
     try {
@@ -51,18 +56,36 @@ class Nvcc {
       result.diagnostics = e.what();
       return result;
     }
-    const std::string key = content_key(
-        {folder, text, local_includes(source, text), shell_join(flags), path_.string(), version(), source.string()});
-    return cached_compile(cache_dir_ / folder, key, [&](const fs::path& out, std::string& command) {
+    const std::string includes = local_includes(source, text);
+    const bool shared = messages_only && includes.empty();
+    const std::string name = shared ? compiled_name(source, false).string() : source.string();
+    const std::string key = content_key({folder, text, includes, shell_join(flags), path_.string(), version(), name});
+    result = cached_compile(cache_dir_ / folder, key, [&](const fs::path& out, std::string& command) {
       ProcessOptions opts;
       opts.argv = {path_.string()};
       opts.argv.insert(opts.argv.end(), flags.begin(), flags.end());
-      opts.argv.insert(opts.argv.end(), {"-o", out.string(), source.string()});
+      // The shared name's copy, in a folder of this compile's own (the stored messages name the
+      // shared folder, whoever compiled first).
+      const RemoveTree copy_folder{shared ? out.string() + ".d" : std::string()};
+      fs::path compiled = source;
+      if (shared) {
+        compiled = copy_folder.path / source.filename();
+        std::error_code ec;
+        fs::create_directories(copy_folder.path, ec);
+        std::ofstream copy(compiled, std::ios::binary);
+        copy << text;
+        if (!copy) throw SetupError("cannot write " + compiled.string() + ": " + std::strerror(errno));
+      }
+      opts.argv.insert(opts.argv.end(), {"-o", out.string(), compiled.string()});
       opts.timeout = timeout;
       opts.niceness = niceness;
       command = shell_join(opts.argv);
-      return run_process(opts);
+      ProcessResult r = run_process(opts);
+      if (shared) r.output = replace_all(std::move(r.output), copy_folder.path.string(), kSharedSourceFolder);
+      return r;
     });
+    if (shared) result.diagnostics = from_shared_folder(std::move(result.diagnostics), source);
+    return result;
   }
 
  private:
@@ -177,7 +200,7 @@ class NvccFrontEnd final : public Toolchain {
     // At nice +5 beside the simulator's builds, which the check needs first.
     CompileResult result =
         nvcc_.compile(source, "nvcc-front-end", {"-std=c++17", "--ptx", "-arch=" + arch_, "-Xcicc", "-O0"},
-                      std::chrono::minutes(2), 5);
+                      std::chrono::minutes(2), 5, true);
     result.diagnostics = gcc_style_locations(result.diagnostics);
     return result;
   }

@@ -138,6 +138,23 @@ void require_room_to_compile(const fs::path& cache_dir) {
   }
 }
 
+fs::path compiled_name(const fs::path& source, bool has_local_includes) {
+  return has_local_includes ? source : fs::path(kSharedSourceFolder) / source.filename();
+}
+
+std::string replace_all(std::string text, std::string_view from, std::string_view to) {
+  if (from.empty()) return text;
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+std::string from_shared_folder(std::string text, const fs::path& source) {
+  const std::string folder = source.has_parent_path() ? source.parent_path().string() + "/" : "";
+  return replace_all(std::move(text), std::string(kSharedSourceFolder) + "/", folder);
+}
+
 CompileResult cached_compile(const fs::path& cache_dir, const std::string& key,
                              const std::function<ProcessResult(const fs::path&, std::string&)>& compile) {
   CompileResult result;

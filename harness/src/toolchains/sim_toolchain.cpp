@@ -84,14 +84,6 @@ fs::path sim_include_dir() {
 }
 
 /// Removes a folder tree when it goes out of scope.
-struct RemoveTree {
-  fs::path path;
-  ~RemoveTree() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
 /// Where a copy of the file tree under `root` puts `path`: at its own absolute path, so that every
 /// relative `#include "..."` between the copies finds what it found between the originals.
 fs::path mirrored(const fs::path& root, const fs::path& path) {
@@ -148,7 +140,6 @@ class SimToolchain final : public Toolchain {
       result.diagnostics = "no host C++ compiler found (set CUDALAB_CXX)";
       return result;
     }
-    const std::string shown = source.string();
     std::vector<std::string> flags = {"-std=c++20", "-O2", "-fPIC", "-shared", "-pthread", "-fno-strict-aliasing"};
     // The module runs on this machine: where it has FMA, fmaf() is one instruction instead of a
     // call into libm (a fifth of a matmul's time), with the same fused result. Only the calls:
@@ -182,13 +173,16 @@ class SimToolchain final : public Toolchain {
     const std::vector<LocalInclude> headers = local_include_files(source, text);
     std::string header_text;
     for (const auto& h : headers) header_text += h.path.string() + '\n' + h.text + '\n';
+    // Without headers of its own, the file is compiled under a name of its folder's (compiled_name):
+    // every copy of the same text shares the module.
+    const std::string name = compiled_name(source, !headers.empty()).string();
     const std::string key = content_key(
-        {kSimAbi, text, header_text, shown, flag_text, version(), fingerprint(), config_.runner_dir.string()});
+        {kSimAbi, text, header_text, name, flag_text, version(), fingerprint(), config_.runner_dir.string()});
     const fs::path dir = config_.cache_dir / "sim";
-    return cached_compile(dir, key, [&](const fs::path& out, std::string& command) {
+    result = cached_compile(dir, key, [&](const fs::path& out, std::string& command) {
       // Built (once per cache, compiler, headers and flags) only when a module must be compiled.
       const fs::path prelude = precompiled_prelude(flags);
-      std::vector<sim::SourceFile> files{{shown, text}};
+      std::vector<sim::SourceFile> files{{name, text}};
       for (const auto& h : headers) files.push_back({h.path.string(), h.text});
       const std::vector<sim::Translation> tr = sim::translate_module(files);
       for (const auto& t : tr) {
@@ -233,6 +227,8 @@ class SimToolchain final : public Toolchain {
       fs::rename(tmp_src, dir / (key + ".cpp"), ec);
       return r;
     });
+    result.diagnostics = from_shared_folder(std::move(result.diagnostics), source);
+    return result;
   }
 
   fs::path runner() const override { return config_.runner_dir / "cudalab-runner-sim"; }

@@ -30,6 +30,30 @@ std::vector<LocalInclude> local_include_files(const std::filesystem::path& sourc
 /// editing a header of one's own (or a header's header) recompiles the kernel that includes it.
 std::string local_includes(const std::filesystem::path& source, const std::string& text);
 
+/// The name the compiler is given for `source`: in kSharedSourceFolder when it has no local
+/// includes (what local_include_files finds), otherwise `source` itself.
+std::filesystem::path compiled_name(const std::filesystem::path& source, bool has_local_includes);
+
+/// `text` (a compiler's messages, a debug line's file) with kSharedSourceFolder replaced by the
+/// folder of `source`.
+std::string from_shared_folder(std::string text, const std::filesystem::path& source);
+
+/// Every `from` in `text` replaced by `to`.
+std::string replace_all(std::string text, std::string_view from, std::string_view to);
+
+/// A folder of one compile's own, removed with everything in it at the end of its scope.
+struct RemoveTree {
+  std::filesystem::path path;  ///< empty: nothing to remove
+  /// Removes `folder` (created by the caller, or never) at the end of the scope.
+  explicit RemoveTree(std::filesystem::path folder) : path(std::move(folder)) {}
+  RemoveTree(const RemoveTree&) = delete;
+  RemoveTree& operator=(const RemoveTree&) = delete;
+  ~RemoveTree() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
+  }
+};
+
 /// How long a compiled module stays in the cache after its last use.
 inline constexpr std::chrono::hours kModuleMaxAge{24 * 30};
 

@@ -363,6 +363,8 @@ TEST(SandboxedRunner, BoxPreparesLimitsEnvironmentAndAFolderItRemoves) {
     EXPECT_TRUE(has("TMPDIR=" + folder.string()));
     EXPECT_TRUE(has("CUDA_VISIBLE_DEVICES=GPU-1234"));
     EXPECT_TRUE(has("LANG=C.UTF-8"));
+    EXPECT_FALSE(std::ranges::any_of(env, [](const std::string& v) { return v.starts_with("GLIBC_TUNABLES="); }))
+        << "a GPU runner's host memory (timed copies) is left as the system has it";
     for (const auto& v : env) {
       EXPECT_TRUE(v.rfind("CUDALAB_", 0) != 0 || v.rfind("CUDALAB_SIM_THREADS=", 0) == 0) << v;
     }
@@ -384,8 +386,22 @@ TEST(SandboxedRunner, BoxPreparesLimitsEnvironmentAndAFolderItRemoves) {
   }
   RunnerSandbox sim_box(SandboxOptions{Backend::sim, 20s, "/m.so", ""});
   ProcessOptions opts;
+  unsetenv("GLIBC_TUNABLES");
   sim_box.apply(opts);
   EXPECT_TRUE(opts.limits.address_space_bytes.has_value());
+  // The simulator's heap asks for huge pages (a third of a check's time was page faults), and a
+  // user's own tunables are kept.
+  const auto tunables = [&] {
+    ProcessOptions o;
+    sim_box.apply(o);
+    const auto it =
+        std::ranges::find_if(*o.environment, [](const std::string& v) { return v.starts_with("GLIBC_TUNABLES="); });
+    return it == o.environment->end() ? std::string() : *it;
+  };
+  EXPECT_EQ(tunables(), "GLIBC_TUNABLES=glibc.malloc.hugetlb=1");
+  setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=2", 1);
+  EXPECT_EQ(tunables(), "GLIBC_TUNABLES=glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1");
+  unsetenv("GLIBC_TUNABLES");
   std::ofstream(sim_box.working_dir() / "big.bin") << std::string(5 << 20, 'x');
   fs::create_directories(sim_box.working_dir() / "sub");
   std::ofstream(sim_box.working_dir() / "sub" / "small.txt") << "x";

@@ -11,9 +11,9 @@
 
 #include <fmt/format.h>
 
-#include "cudalab/detail/process.hpp"
 #include "cudalab/files.hpp"
 #include "cudalab/paths.hpp"
+#include "cudalab/process.hpp"
 #include "reports/reports_common.hpp"
 
 namespace cudalab::grading {

@@ -38,7 +38,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_support.hpp"
-#include "cudalab/detail/parallel.hpp"
+#include "cudalab/parallel.hpp"
 #include "cudalab/protocol.hpp"
 #include "cudalab/sampling.hpp"
 #include "device_checks.hpp"

@@ -74,8 +74,8 @@
 #include <gtest/gtest.h>
 
 #include "cudalab/backend.hpp"
-#include "cudalab/detail/process.hpp"
 #include "cudalab/paths.hpp"
+#include "cudalab/process.hpp"
 
 extern char** environ;
 

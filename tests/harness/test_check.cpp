@@ -13,9 +13,9 @@
 
 #include <gtest/gtest.h>
 
-#include "cudalab/detail/parallel.hpp"
 #include "cudalab/exercise_check.hpp"
 #include "cudalab/judge.hpp"
+#include "cudalab/parallel.hpp"
 
 namespace cudalab {
 namespace {

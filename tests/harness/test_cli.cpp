@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/small_disk.hpp"
-#include "cudalab/detail/process.hpp"
+#include "cudalab/process.hpp"
 
 namespace cudalab {
 namespace {

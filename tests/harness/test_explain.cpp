@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/toolchains.hpp"
-#include "cudalab/detail/process.hpp"
 #include "cudalab/explain.hpp"
+#include "cudalab/process.hpp"
 #include "cudalab/protocol.hpp"
 #include "cudalab/registry.hpp"
 #include "cudalab/toolchain.hpp"

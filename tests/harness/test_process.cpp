@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "cudalab/detail/process.hpp"
+#include "cudalab/process.hpp"
 
 namespace cudalab {
 namespace {

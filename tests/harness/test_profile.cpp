@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/toolchains.hpp"
-#include "cudalab/detail/process.hpp"
 #include "cudalab/gpu_probe.hpp"
+#include "cudalab/process.hpp"
 #include "cudalab/profile.hpp"
 #include "cudalab/registry.hpp"
 #include "cudalab/toolchain.hpp"

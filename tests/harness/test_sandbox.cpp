@@ -27,8 +27,8 @@
 #include <gtest/gtest.h>
 
 #include "../support/toolchains.hpp"
-#include "cudalab/detail/process.hpp"
 #include "cudalab/exercise_check.hpp"
+#include "cudalab/process.hpp"
 #include "cudalab/protocol.hpp"
 #include "cudalab/registry.hpp"
 #include "cudalab/sandbox.hpp"

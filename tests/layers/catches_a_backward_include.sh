@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/check-layers.py fails on a backward arrow: a scratch tree whose wire header includes the
-# timing stage, and whose runner includes a checking header.
+# timing stage, whose runner includes a checking header, and whose test includes a detail/ header.
 set -euo pipefail
 check=$1
 scratch=$(mktemp -d)
@@ -9,6 +9,8 @@ mkdir -p "$scratch/harness/include/cudalab" "$scratch/harness/runner"
 printf '#include "cudalab/timing.hpp"\n' > "$scratch/harness/include/cudalab/protocol.hpp"
 printf '#pragma once\n' > "$scratch/harness/include/cudalab/timing.hpp"
 printf '#include "cudalab/judge.hpp"\n' > "$scratch/harness/runner/runner_main.cpp"
+mkdir -p "$scratch/tests/harness"
+printf '#include "cudalab/detail/runner_session.hpp"\n' > "$scratch/tests/harness/test_check.cpp"
 if out=$(python3 "$check" "$scratch"); then
   echo "check-layers.py passed a tree with backward includes:"; echo "$out"; exit 1
 fi
@@ -16,4 +18,6 @@ grep -qF 'harness/include/cudalab/protocol.hpp: #include "cudalab/timing.hpp": w
   || { echo "the wire's include of timing was not named:"; echo "$out"; exit 1; }
 grep -qF 'harness/runner/runner_main.cpp: #include "cudalab/judge.hpp": runner may not include the checking stage' <<<"$out" \
   || { echo "the runner's include of judge.hpp was not named:"; echo "$out"; exit 1; }
-echo "both backward includes named"
+grep -qF 'tests/harness/test_check.cpp: #include "cudalab/detail/runner_session.hpp": tests use the public headers' <<<"$out" \
+  || { echo "the test's include of a detail/ header was not named:"; echo "$out"; exit 1; }
+echo "every backward include named"

@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "cudalab/detail/process.hpp"
 #include "cudalab/paths.hpp"
+#include "cudalab/process.hpp"
 
 namespace cudalab::testing_support {
 

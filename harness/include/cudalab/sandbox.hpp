@@ -24,7 +24,7 @@
 #include <optional>
 #include <string>
 
-#include "cudalab/detail/process.hpp"
+#include "cudalab/process.hpp"
 #include "cudalab/protocol.hpp"
 #include "cudalab/toolchain.hpp"
 

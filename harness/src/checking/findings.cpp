@@ -12,8 +12,8 @@
 
 #include <fmt/format.h>
 
-#include "cudalab/detail/process.hpp"
 #include "cudalab/paths.hpp"
+#include "cudalab/process.hpp"
 
 namespace cudalab {
 namespace {

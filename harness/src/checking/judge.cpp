@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "cudalab/detail/parallel.hpp"
+#include "cudalab/parallel.hpp"
 #include "cudalab/timeline.hpp"
 
 namespace cudalab {

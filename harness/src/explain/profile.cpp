@@ -16,9 +16,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cudalab/detail/process.hpp"
 #include "cudalab/exercise_check.hpp"
 #include "cudalab/paths.hpp"
+#include "cudalab/process.hpp"
 #include "cudalab/profile.hpp"
 
 namespace cudalab {

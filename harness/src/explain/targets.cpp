@@ -11,9 +11,9 @@
 #include <fmt/format.h>
 
 #include "cudalab/detail/module_cache.hpp"
-#include "cudalab/detail/process.hpp"
 #include "cudalab/explain.hpp"
 #include "cudalab/paths.hpp"
+#include "cudalab/process.hpp"
 #include "registers.hpp"
 
 namespace cudalab {

@@ -1,4 +1,4 @@
-#include "cudalab/detail/process.hpp"
+#include "cudalab/process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

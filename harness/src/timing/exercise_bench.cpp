@@ -19,8 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cudalab/bench_report.hpp"
-#include "cudalab/detail/process.hpp"
 #include "cudalab/paths.hpp"
+#include "cudalab/process.hpp"
 
 namespace cudalab {
 

@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cudalab/detail/process.hpp"
 #include "cudalab/paths.hpp"
+#include "cudalab/process.hpp"
 
 namespace cudalab {
 

@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cudalab/detail/module_cache.hpp"
-#include "cudalab/detail/process.hpp"
 #include "cudalab/gpu_probe.hpp"
 #include "cudalab/paths.hpp"
+#include "cudalab/process.hpp"
 #include "cudalab/toolchain.hpp"
 
 namespace cudalab {

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "cudalab/detail/module_cache.hpp"
-#include "cudalab/detail/process.hpp"
 #include "cudalab/paths.hpp"
+#include "cudalab/process.hpp"
 #include "cudalab/toolchain.hpp"
 #include "translate.hpp"
 

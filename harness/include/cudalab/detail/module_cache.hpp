@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cudalab/detail/process.hpp"
 #include "cudalab/files.hpp"
+#include "cudalab/process.hpp"
 #include "cudalab/toolchain.hpp"
 
 namespace cudalab {

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "cudalab/case_data.hpp"
-#include "cudalab/detail/parallel.hpp"
-#include "cudalab/detail/process.hpp"
 #include "cudalab/exercise_check.hpp"
+#include "cudalab/parallel.hpp"
+#include "cudalab/process.hpp"
 #include "cudalab/protocol.hpp"
 #include "cudalab/sandbox.hpp"
 

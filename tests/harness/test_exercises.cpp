@@ -525,6 +525,26 @@ ToolchainConfig front_end_config(const char* name) {
   return config;
 }
 
+/// nvcc's front end with a stand-in nvcc in `config`'s cache folder: a shell script that answers
+/// `--version` with `version` and otherwise runs `body`; CUDALAB_NVCC names it while this lives.
+struct StandInNvcc {
+  StandInNvcc(const ToolchainConfig& config, const char* version, const std::string& body)
+      : path(write(config, version, body)), nvcc("CUDALAB_NVCC", path.c_str()) {
+    front_end = make_nvcc_front_end(config);
+  }
+  static fs::path write(const ToolchainConfig& config, const char* version, const std::string& body) {
+    fs::create_directories(config.cache_dir);
+    const fs::path file = config.cache_dir / "nvcc";
+    std::ofstream(file) << "#!/bin/sh\n[ \"$1\" = --version ] && { echo '" << version << "'; exit 0; }\n" << body;
+    fs::permissions(file, fs::perms::owner_all);
+    return file;
+  }
+  fs::path path;
+  ScopedVariable nvcc;
+  ScopedVariable on{"CUDALAB_NVCC_FRONT_END", nullptr};
+  std::unique_ptr<Toolchain> front_end;
+};
+
 TEST(NvccFrontEnd, LocationsAreWrittenAsEditorsReadThem) {
   EXPECT_EQ(gcc_style_locations("/s/kernel.cu(12): error: calling a __host__ function\n  k();\n"),
             "/s/kernel.cu:12: error: calling a __host__ function\n  k();\n");
@@ -543,21 +563,14 @@ TEST(NvccFrontEnd, AFileItRejectsFailsTheSimulatorsCheckInItsWords) {
   // A stand-in nvcc with nvcc's message format: it rejects every file, as nvcc rejects one whose
   // kernel calls a host function that the host compiler takes.
   const ToolchainConfig config = front_end_config("fake");
-  fs::create_directories(config.cache_dir);
-  const fs::path fake = config.cache_dir / "nvcc";
-  std::ofstream(fake) << "#!/bin/sh\n"
-                         "[ \"$1\" = --version ] && { echo 'Build fake_1'; exit 0; }\n"
+  const StandInNvcc fake(config, "Build fake_1",
                          "for a; do last=$a; done\n"
                          "echo \"$last(27): error: calling a constexpr __host__ function(\\\"min\\\") from a "
                          "__global__ function(\\\"increment_by_one\\\") is not allowed\"\n"
-                         "exit 1\n";
-  fs::permissions(fake, fs::perms::owner_all);
-  const ScopedVariable nvcc("CUDALAB_NVCC", fake.c_str());
-  const ScopedVariable on("CUDALAB_NVCC_FRONT_END", nullptr);
-  const std::unique_ptr<Toolchain> front_end = make_nvcc_front_end(config);
-  ASSERT_NE(front_end, nullptr);
+                         "exit 1\n");
+  ASSERT_NE(fake.front_end, nullptr);
   CheckOptions options = test_options();
-  options.nvcc_front_end = front_end.get();
+  options.nvcc_front_end = fake.front_end.get();
   const ExerciseResult r = check_exercise(*find_task("01_increment"), *sim, solution, options);
   EXPECT_EQ(r.verdict, Verdict::compile_error);
   EXPECT_NE(r.compile.diagnostics.find("nvcc rejects this file, which the simulator's compiler accepted"),
@@ -579,23 +592,15 @@ TEST(NvccFrontEnd, AFileItRejectsFailsTheSimulatorsCheckInItsWords) {
 // identical submissions, the reference solution in scratch copies); each copy's messages name it.
 TEST(NvccFrontEnd, CopiesOfAFileShareOneRunAndNameThemselves) {
   const ToolchainConfig config = front_end_config("shared");
-  fs::remove_all(config.cache_dir);
-  fs::create_directories(config.cache_dir);
-  // A stand-in nvcc that warns about the file it is given, writes its output and counts its runs.
-  const fs::path fake = config.cache_dir / "nvcc";
+  // The stand-in warns about the file it is given, writes its output and counts its runs.
   const fs::path runs = config.cache_dir / "runs";
-  std::ofstream(fake) << "#!/bin/sh\n"
-                         "[ \"$1\" = --version ] && { echo 'Build fake_2'; exit 0; }\n"
-                         "echo run >> '" +
-                             runs.string() +
+  const StandInNvcc fake(config, "Build fake_2",
+                         "echo run >> '" + runs.string() +
                              "'\n"
                              "while [ $# -gt 1 ]; do [ \"$1\" = -o ] && : > \"$2\"; shift; done\n"
-                             "echo \"$1(2): warning: variable \\\"x\\\" was declared but never referenced\"\n";
-  fs::permissions(fake, fs::perms::owner_all);
-  const ScopedVariable nvcc("CUDALAB_NVCC", fake.c_str());
-  const ScopedVariable on("CUDALAB_NVCC_FRONT_END", nullptr);
-  const std::unique_ptr<Toolchain> front_end = make_nvcc_front_end(config);
-  ASSERT_NE(front_end, nullptr);
+                             "echo \"$1(2): warning: variable \\\"x\\\" was declared but never referenced\"\n");
+  ASSERT_NE(fake.front_end, nullptr);
+  const std::unique_ptr<Toolchain>& front_end = fake.front_end;
   const std::string text = "__global__ void k() {\n  int x;\n}\n";
   for (const char* who : {"alice", "bob"}) {
     fs::create_directories(config.cache_dir / who);
@@ -608,7 +613,7 @@ TEST(NvccFrontEnd, CopiesOfAFileShareOneRunAndNameThemselves) {
   EXPECT_TRUE(b.cached);
   std::ifstream counted(runs);
   const std::string count((std::istreambuf_iterator<char>(counted)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(count, "run\n") << "nvcc ran once per copy";
+  EXPECT_EQ(count, "run\n") << "nvcc ran once for both copies";
   EXPECT_NE(a.diagnostics.find((config.cache_dir / "alice" / "kernel.cu").string() + ":2: warning"), std::string::npos)
       << a.diagnostics;
   EXPECT_NE(b.diagnostics.find((config.cache_dir / "bob" / "kernel.cu").string() + ":2: warning"), std::string::npos)

@@ -16,7 +16,7 @@ from pathlib import Path
 # Headers under harness/include/cudalab/, by stage.
 HEADERS = {
     "contract": ["task.hpp", "registry.hpp"],
-    "support": ["paths.hpp", "files.hpp", "sampling.hpp", "process.hpp", "parallel.hpp"],
+    "support": ["paths.hpp", "files.hpp", "sampling.hpp", "process.hpp", "parallel.hpp", "errors.hpp"],
     "wire": ["protocol.hpp", "access_profile.hpp"],
     "toolchains": ["toolchain.hpp", "backend.hpp", "gpu_probe.hpp", "detail/module_cache.hpp"],
     "execution": ["sandbox.hpp", "case_data.hpp", "detail/runner_session.hpp"],

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "cudalab/errors.hpp"
 #include "cudalab/grading/export.hpp"
 #include "cudalab/grading/gradebook.hpp"
 #include "cudalab/grading/grader.hpp"
@@ -26,8 +27,9 @@ namespace fs = std::filesystem;
 using namespace cudalab;
 using namespace cudalab::grading;
 
-constexpr int kExitDone = 0;
-constexpr int kExitUsage = 2;
+// The exit codes of errors.hpp's ExitCode, as main returns them.
+constexpr int kExitDone = static_cast<int>(ExitCode::done);
+constexpr int kExitUsage = static_cast<int>(ExitCode::not_run);
 
 std::string minutes(double seconds) {
   const auto s = static_cast<long>(seconds + 0.5);
@@ -78,7 +80,7 @@ int run_grade(GradeOptions options, bool color) {
 }
 
 int run_report(const fs::path& gradebook_file, fs::path out_dir, bool color) {
-  if (!fs::is_regular_file(gradebook_file)) throw std::invalid_argument(gradebook_file.string() + " does not exist");
+  if (!fs::is_regular_file(gradebook_file)) throw UsageError(gradebook_file.string() + " does not exist");
   const Gradebook gradebook(gradebook_file);
   const ClassResults results = gradebook.class_results();
   if (out_dir.empty()) out_dir = gradebook_file.parent_path().empty() ? fs::path(".") : gradebook_file.parent_path();
@@ -245,9 +247,10 @@ int main(int argc, char** argv) {
       fmt::print("the students' distribution is in {}\n", export_out.string());
       return kExitDone;
     }
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "cudalab: {}\n", e.what());
-    return kExitUsage;
+  } catch (...) {  // one line and the family's exit code (errors.hpp); a bug asks for a report
+    const ErrorReport report = report_error(std::current_exception());
+    fmt::print(stderr, "cudalab: {}\n", report.line);
+    return static_cast<int>(report.code);
   }
   return kExitUsage;
 }

@@ -20,6 +20,7 @@
 #include <fmt/ranges.h>
 
 #include "cudalab/backend.hpp"
+#include "cudalab/errors.hpp"
 #include "cudalab/exercise_bench.hpp"
 #include "cudalab/exercise_check.hpp"
 #include "cudalab/files.hpp"
@@ -189,16 +190,16 @@ std::vector<std::unique_ptr<Device>> gpu_devices(const Toolchain& gpu, const std
     std::string why;
     const auto probed = probe_gpu(gpu.runner(), why, d->visible);
     if (!probed) {
-      throw std::invalid_argument(fmt::format(
-          "--gpus: GPU {} is not visible (the runner with CUDA_VISIBLE_DEVICES={}: {})", number, d->visible, why));
+      throw UsageError(fmt::format("--gpus: GPU {} is not visible (the runner with CUDA_VISIBLE_DEVICES={}: {})",
+                                   number, d->visible, why));
     }
     if (const auto [it, fresh] = by_uuid.emplace(probed->uuid, number); !fresh) {
-      throw std::invalid_argument(fmt::format("--gpus: GPUs {} and {} are the same device ({}, uuid {})", it->second,
-                                              number, probed->name, probed->uuid));
+      throw UsageError(fmt::format("--gpus: GPUs {} and {} are the same device ({}, uuid {})", it->second, number,
+                                   probed->name, probed->uuid));
     }
     // Kernels are compiled once, for one architecture.
     if (first && (probed->cc_major != first->cc_major || probed->cc_minor != first->cc_minor)) {
-      throw std::invalid_argument(fmt::format(
+      throw UsageError(fmt::format(
           "--gpus: GPU {} ({}, compute capability {}.{}) is not of the architecture of GPU {} ({}, {}.{}): list GPUs "
           "of one kind",
           number, probed->name, probed->cc_major, probed->cc_minor, gpus.front(), first->name, first->cc_major,
@@ -231,19 +232,18 @@ bool outputs_right(const ExerciseResult& r) {
 GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& progress) {
   // Everything that can be wrong with the set-up is found before any student is graded.
   if (!fs::is_directory(options.submissions)) {
-    throw std::invalid_argument(options.submissions.string() + " is not a folder of submissions");
+    throw UsageError(options.submissions.string() + " is not a folder of submissions");
   }
   if (options.shard && (options.shard->count == 0 || options.shard->index >= options.shard->count)) {
-    throw std::invalid_argument(
-        fmt::format("--shard {}/{}: K must be below N", options.shard->index, options.shard->count));
+    throw UsageError(fmt::format("--shard {}/{}: K must be below N", options.shard->index, options.shard->count));
   }
   if (options.shard && options.shard->count > 1 && !options.seed) {
-    throw std::invalid_argument(
+    throw UsageError(
         "--shard needs the class's seed (--seed-file FILE): every shard must grade on the same one, or their "
         "students get other inputs and `cudalab merge` refuses them");
   }
   if (std::set<unsigned>(options.gpus.begin(), options.gpus.end()).size() != options.gpus.size()) {
-    throw std::invalid_argument("--gpus: a GPU is listed twice");
+    throw UsageError("--gpus: a GPU is listed twice");
   }
   std::vector<std::string> known;
   for (const auto& t : all_tasks()) known.push_back(t->info().id);
@@ -265,7 +265,7 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
   // does not compile, as it would on a GPU.
   const std::unique_ptr<Toolchain> nvcc_front_end = on_gpu ? nullptr : make_nvcc_front_end(config);
   if (!on_gpu && !options.gpus.empty()) {
-    throw std::invalid_argument(
+    throw UsageError(
         fmt::format("--gpus: grading runs on the CPU simulator here ({}), which has no GPUs: drop --gpus, or grade on "
                     "a GPU machine",
                     backend.line));
@@ -297,8 +297,8 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
   // A name in --only that is not in the class is a typo: grading nobody would look like success.
   for (const auto& student : options.only) {
     if (!in_class.contains(student)) {
-      throw std::invalid_argument(fmt::format("--only: {} has no submission named '{}' (the class: {})",
-                                              options.submissions.string(), student, fmt::join(in_class, ", ")));
+      throw UsageError(fmt::format("--only: {} has no submission named '{}' (the class: {})",
+                                   options.submissions.string(), student, fmt::join(in_class, ", ")));
     }
   }
   if (options.shard) {

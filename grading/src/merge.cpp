@@ -113,7 +113,7 @@ std::map<unsigned, std::set<unsigned>> shards_seen(const std::vector<Input>& inp
       try {
         const Shard s = parse_shard(m[1].str() + "/" + m[2].str());
         seen[s.count].insert(s.index);
-      } catch (const std::invalid_argument&) {
+      } catch (const UsageError&) {
         // Not a shard this cudalab would have graded: nothing to say about it.
       }
     }

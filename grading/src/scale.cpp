@@ -44,17 +44,16 @@ std::string trimmed(const std::string& text) {
 }  // namespace
 
 std::vector<unsigned> parse_gpu_list(const std::string& text) {
-  if (trimmed(text).empty()) throw std::invalid_argument("--gpus: empty list (e.g. --gpus 0,1)");
+  if (trimmed(text).empty()) throw UsageError("--gpus: empty list (e.g. --gpus 0,1)");
   std::vector<unsigned> out;
   std::set<unsigned> seen;
   for (const std::string& part : split(text, ',')) {
     const auto gpu = decimal<unsigned>(trimmed(part));
     if (!gpu) {
-      throw std::invalid_argument(fmt::format(
+      throw UsageError(fmt::format(
           "--gpus {}: '{}' is not a GPU number (GPU numbers such as 0,1, as nvidia-smi lists them)", text, part));
     }
-    if (!seen.insert(*gpu).second)
-      throw std::invalid_argument(fmt::format("--gpus {}: GPU {} is listed twice", text, *gpu));
+    if (!seen.insert(*gpu).second) throw UsageError(fmt::format("--gpus {}: GPU {} is listed twice", text, *gpu));
     out.push_back(*gpu);
   }
   return out;
@@ -67,7 +66,7 @@ std::string visible_device_for(unsigned gpu, const char* inherited) {
     if (!trimmed(e).empty()) entries.push_back(trimmed(e));
   }
   if (gpu >= entries.size()) {
-    throw std::invalid_argument(fmt::format(
+    throw UsageError(fmt::format(
         "--gpus: GPU {} is not visible: cudalab sees {} GPU{} (CUDA_VISIBLE_DEVICES={}); GPU numbers count those", gpu,
         entries.size(), entries.size() == 1 ? "" : "s", inherited));
   }
@@ -215,11 +214,10 @@ Shard parse_shard(const std::string& text) {
   const auto k = slash == std::string::npos ? std::nullopt : decimal<unsigned>(text.substr(0, slash));
   const auto n = slash == std::string::npos ? std::nullopt : decimal<unsigned>(text.substr(slash + 1));
   if (!k || !n || *n == 0) {
-    throw std::invalid_argument(
-        fmt::format("--shard {}: expected K/N, shard K (0-based) of N ≥ 1, e.g. --shard 0/4 … 3/4", text));
+    throw UsageError(fmt::format("--shard {}: expected K/N, shard K (0-based) of N ≥ 1, e.g. --shard 0/4 … 3/4", text));
   }
   if (*k >= *n) {
-    throw std::invalid_argument(fmt::format(
+    throw UsageError(fmt::format(
         "--shard {}: K must be below N (shards are 0-based: 0/{} … {}/{}, as $SLURM_ARRAY_TASK_ID with --array=0-{})",
         text, *n, *n - 1, *n, *n - 1));
   }
@@ -246,13 +244,13 @@ unsigned shard_of(const std::string& student, unsigned count) {
 std::uint64_t read_seed_file(const fs::path& file, std::string& warning) {
   warning.clear();
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::invalid_argument(fmt::format("--seed-file {}: cannot be read", file.string()));
+  if (!in) throw UsageError(fmt::format("--seed-file {}: cannot be read", file.string()));
   std::stringstream text;
   text << in.rdbuf();
   const std::string content = trimmed(text.str());
   const auto seed = decimal<std::uint64_t>(content);
   if (!seed) {
-    throw std::invalid_argument(
+    throw UsageError(
         fmt::format("--seed-file {}: must hold one decimal number below 2^64 and nothing else (e.g. written by "
                     "`od -An -N8 -tu8 /dev/urandom`)",
                     file.string()));

@@ -20,6 +20,7 @@
 #include <archive_entry.h>
 #include <fmt/format.h>
 
+#include "cudalab/errors.hpp"
 #include "cudalab/files.hpp"
 
 namespace cudalab::grading {
@@ -486,7 +487,7 @@ std::vector<Submission> read_submissions(const fs::path& dir, const fs::path& wo
   const fs::path dir_abs = fs::weakly_canonical(fs::absolute(dir));
   const fs::path work_abs = fs::weakly_canonical(fs::absolute(work_dir));
   if (work_abs == dir_abs) {
-    throw std::invalid_argument("the work folder must not be the submissions folder itself: " + work_dir.string());
+    throw UsageError("the work folder must not be the submissions folder itself: " + work_dir.string());
   }
   std::vector<Exercise> exercises;
   for (const auto& id : exercise_ids) exercises.push_back(exercise_of(id));

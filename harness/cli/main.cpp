@@ -21,6 +21,7 @@
 
 #include "cudalab/backend.hpp"
 #include "cudalab/bench_report.hpp"
+#include "cudalab/errors.hpp"
 #include "cudalab/exercise_bench.hpp"
 #include "cudalab/exercise_check.hpp"
 #include "cudalab/explain.hpp"
@@ -38,14 +39,10 @@ namespace {
 namespace fs = std::filesystem;
 using namespace cudalab;
 
-constexpr int kExitPassed = 0;
-constexpr int kExitFailed = 1;
-constexpr int kExitUsage = 2;
-
-/// A usage problem: printed as one line, exit code 2 (as a SetupError is).
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// The exit codes of errors.hpp's ExitCode, as main returns them.
+constexpr int kExitPassed = static_cast<int>(ExitCode::done);
+constexpr int kExitFailed = static_cast<int>(ExitCode::failed);
+constexpr int kExitUsage = static_cast<int>(ExitCode::not_run);
 
 /// Edits (insertions, deletions, substitutions, swaps of neighbours) that turn `a` into `b`,
 /// ignoring case.
@@ -911,15 +908,10 @@ int main(int argc, char** argv) {
     if (init->parsed()) return run_init(fs::absolute(init_dir));
     if (check->parsed()) return run_check(check_args);
     if (explain->parsed()) return run_explain(explain_args);
-  } catch (const UsageError& e) {
-    fmt::print(stderr, "cudalab: {}\n", e.what());
-    return kExitUsage;
-  } catch (const SetupError& e) {
-    fmt::print(stderr, "cudalab: {}\n", e.what());
-    return kExitUsage;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "cudalab: {}\n", e.what());
-    return kExitUsage;
+  } catch (...) {  // one line and the family's exit code (errors.hpp); a bug asks for a report
+    const ErrorReport report = report_error(std::current_exception());
+    fmt::print(stderr, "cudalab: {}\n", report.line);
+    return static_cast<int>(report.code);
   }
   return kExitUsage;
 }

@@ -131,10 +131,14 @@ void call_solve(void* fn, const Args& args, Ts... done) {
   }
 }
 
-/// Calls solve, turning an exception into a Stop with the exception's message.
+/// Calls solve, turning an exception into a Stop with the exception's message; a skeleton's own
+/// "not implemented yet" is a status of its own.
 void guarded_solve(void* solve, const Args& args) {
   try {
     call_solve(solve, args);
+  } catch (const std::logic_error& e) {
+    const bool skeleton = std::string_view(e.what()).starts_with(protocol::kNotImplementedPrefix);
+    throw Stop{error_reply(skeleton ? Status::not_implemented : Status::exception, e.what())};
   } catch (const std::exception& e) {
     throw Stop{error_reply(Status::exception, e.what())};
   } catch (...) {

@@ -183,7 +183,7 @@ TEST(Grade, OnlyRegradesOneStudentAndLeavesTheOthersRowsAlone) {
   try {
     (void)grade_class(o);
     ADD_FAILURE() << "--only bobb graded nobody and said nothing";
-  } catch (const std::invalid_argument& e) {
+  } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("no submission named 'bobb' (the class: alice, bob)"), std::string::npos)
         << e.what();
   }

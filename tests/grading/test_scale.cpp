@@ -65,9 +65,9 @@ TEST(GradeScale, GpuListsAreParsedAndBadOnesRefusedInOneLine) {
   EXPECT_EQ(parse_gpu_list("0"), std::vector<unsigned>{0});
   EXPECT_EQ(parse_gpu_list("0,1"), (std::vector<unsigned>{0, 1}));
   EXPECT_EQ(parse_gpu_list("3, 1"), (std::vector<unsigned>{3, 1}));
-  EXPECT_EQ(refusal<std::invalid_argument>([] { parse_gpu_list("0,0"); }), "--gpus 0,0: GPU 0 is listed twice");
+  EXPECT_EQ(refusal<UsageError>([] { parse_gpu_list("0,0"); }), "--gpus 0,0: GPU 0 is listed twice");
   for (const char* bad : {"", "a", "0,", "-1", "1.5", "0;1", "0,,1", "99999999999"}) {
-    const std::string why = refusal<std::invalid_argument>([&] { parse_gpu_list(bad); });
+    const std::string why = refusal<UsageError>([&] { parse_gpu_list(bad); });
     EXPECT_NE(why, "") << bad;
     EXPECT_EQ(why.find('\n'), std::string::npos) << why;
   }
@@ -78,7 +78,7 @@ TEST(GradeScale, GpuNumbersCountTheGpusCudalabSees) {
   EXPECT_EQ(visible_device_for(0, "2,3"), "2");
   EXPECT_EQ(visible_device_for(1, "2,3"), "3");
   EXPECT_EQ(visible_device_for(0, "GPU-8f0c"), "GPU-8f0c");
-  const std::string why = refusal<std::invalid_argument>([] { visible_device_for(2, "2,3"); });
+  const std::string why = refusal<UsageError>([] { visible_device_for(2, "2,3"); });
   EXPECT_NE(why.find("GPU 2 is not visible: cudalab sees 2 GPUs (CUDA_VISIBLE_DEVICES=2,3)"), std::string::npos);
   // The probe and the peak copy of one GPU get cudalab's environment with that one GPU visible.
   setenv("CUDA_VISIBLE_DEVICES", "0,1", 1);
@@ -93,9 +93,9 @@ TEST(GradeScale, ShardArgumentsAreParsedAndBadOnesRefused) {
   EXPECT_EQ(parse_shard("0/1").index, 0u);
   EXPECT_EQ(parse_shard("3/4").index, 3u);
   EXPECT_EQ(parse_shard("3/4").count, 4u);
-  EXPECT_NE(refusal<std::invalid_argument>([] { parse_shard("4/4"); }).find("K must be below N"), std::string::npos);
+  EXPECT_NE(refusal<UsageError>([] { parse_shard("4/4"); }).find("K must be below N"), std::string::npos);
   for (const char* bad : {"", "1", "1/", "/2", "-1/2", "1/0", "a/b", "1/2/3", "0.5/2", " 1/2"}) {
-    EXPECT_NE(refusal<std::invalid_argument>([&] { parse_shard(bad); }), "") << bad;
+    EXPECT_NE(refusal<UsageError>([&] { parse_shard(bad); }), "") << bad;
   }
 }
 
@@ -135,11 +135,11 @@ TEST(GradeScale, TheSeedFileHoldsOneNumberAndShouldBePrivate) {
   EXPECT_NE(warning.find("can be read by other users"), std::string::npos);
   for (const char* bad : {"", "12 13", "-4", "0x10", "18446744073709551616", "seed=4"}) {
     write(root / "bad", bad);
-    EXPECT_NE(refusal<std::invalid_argument>([&] { read_seed_file(root / "bad", warning); }).find("one decimal number"),
+    EXPECT_NE(refusal<UsageError>([&] { read_seed_file(root / "bad", warning); }).find("one decimal number"),
               std::string::npos)
         << bad;
   }
-  EXPECT_NE(refusal<std::invalid_argument>([&] { read_seed_file(root / "missing", warning); }).find("cannot be read"),
+  EXPECT_NE(refusal<UsageError>([&] { read_seed_file(root / "missing", warning); }).find("cannot be read"),
             std::string::npos);
   fs::remove_all(root);
 }
@@ -606,14 +606,13 @@ TEST(GradeMerge, TwoShardsGradedApartMergeToTheGradesOfOneRun) {
   GradeOptions no_seed = options_for(root, "no-seed");
   no_seed.seed.reset();
   no_seed.shard = Shard{0, 2};
-  EXPECT_NE(refusal<std::invalid_argument>([&] { grade_class(no_seed); }).find("--shard needs the class's seed"),
+  EXPECT_NE(refusal<UsageError>([&] { grade_class(no_seed); }).find("--shard needs the class's seed"),
             std::string::npos);
   // --gpus on the simulator is refused too.
   GradeOptions gpus = options_for(root, "gpus");
   gpus.gpus = {0, 1};
-  EXPECT_NE(
-      refusal<std::invalid_argument>([&] { grade_class(gpus); }).find("--gpus: grading runs on the CPU simulator"),
-      std::string::npos);
+  EXPECT_NE(refusal<UsageError>([&] { grade_class(gpus); }).find("--gpus: grading runs on the CPU simulator"),
+            std::string::npos);
   EXPECT_FALSE(fs::exists(root / "no-seed" / "gradebook.sqlite"));
   EXPECT_FALSE(fs::exists(root / "gpus" / "gradebook.sqlite"));
   fs::remove_all(root);

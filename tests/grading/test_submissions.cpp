@@ -21,6 +21,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cudalab/errors.hpp"
 #include "cudalab/grading/submissions.hpp"
 
 namespace cudalab::grading {
@@ -516,7 +517,7 @@ TEST_F(ArchiveTest, RegradingUnpacksAfreshAndTheWorkFolderIsNotAStudent) {
   EXPECT_FALSE(fs::exists(work_ / "amy/stale"));
   EXPECT_EQ(skipped_,
             (std::vector<std::string>{"unpacked: the work folder the archives are unpacked into, not a student"}));
-  EXPECT_THROW((void)read_submissions(dir_, dir_, kExercises), std::invalid_argument);
+  EXPECT_THROW((void)read_submissions(dir_, dir_, kExercises), UsageError);
 }
 
 }  // namespace

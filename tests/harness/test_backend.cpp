@@ -38,7 +38,7 @@ TEST(Backend, ParsesTheThreeRequests) {
   EXPECT_EQ(parse_backend_request("auto"), BackendRequest::automatic);
   EXPECT_EQ(parse_backend_request("gpu"), BackendRequest::gpu);
   EXPECT_EQ(parse_backend_request("sim"), BackendRequest::sim);
-  EXPECT_THROW(parse_backend_request("tpu"), std::invalid_argument);
+  EXPECT_THROW(parse_backend_request("tpu"), UsageError);
 }
 
 #ifdef CUDALAB_HAVE_SIM

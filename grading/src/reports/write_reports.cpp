@@ -1,12 +1,12 @@
 // Every report of a class into one folder.
 #include <cctype>
 #include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <system_error>
 
 #include "cudalab/grading/reports.hpp"
 #include "cudalab/grading/similarity.hpp"
@@ -22,12 +22,12 @@ namespace {
 void write_file(const fs::path& path, const std::string& content) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
-  if (ec) throw std::runtime_error("cannot create " + path.parent_path().string() + ": " + ec.message());
+  if (ec) throw std::system_error(ec, "cannot create " + path.parent_path().string());
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+  if (!out) throw std::system_error(errno, std::generic_category(), "cannot write " + path.string());
   out << content;
   out.close();
-  if (!out) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+  if (!out) throw std::system_error(errno, std::generic_category(), "cannot write " + path.string());
 }
 
 std::string json_text(const nlohmann::json& j) {

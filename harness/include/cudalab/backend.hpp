@@ -13,7 +13,7 @@ namespace cudalab {
 /// What `--backend` asked for.
 enum class BackendRequest { automatic, gpu, sim };
 
-/// "auto", "gpu" or "sim" as a request; throws std::invalid_argument for anything else.
+/// "auto", "gpu" or "sim" as a request; throws UsageError for anything else.
 BackendRequest parse_backend_request(std::string_view text);
 
 /// The toolchain chosen for a request, and what to tell the user about the choice.

@@ -105,8 +105,8 @@ struct ExerciseResult {
 };
 
 /// A selection of sizes that matches no case: a usage error, with the valid sizes in its message.
-struct SelectionError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
+struct SelectionError : UsageError {
+  using UsageError::UsageError;
 };
 
 /// The cases a check runs on `backend`: all of the task's, or those whose first dimension is in

@@ -218,7 +218,7 @@ Case representative_case(const Task& task, const std::vector<std::int64_t>& only
 
 /// Compiles `source` with `toolchain` (the simulator's checked build), runs it once at the
 /// representative size with counting on, and explains what its accesses cost on the target.
-/// Throws std::invalid_argument for an unknown target, SelectionError for an unknown size.
+/// Throws UsageError for an unknown target, SelectionError for an unknown size.
 ExplainResult explain_exercise(const Task& task, const Toolchain& toolchain, const std::filesystem::path& source,
                                const ExplainOptions& options);
 

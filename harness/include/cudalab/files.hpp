@@ -12,7 +12,7 @@ namespace cudalab {
 /// 128-bit hash of `parts` (each length-prefixed, so boundaries matter), as 32 hex digits.
 std::string content_key(const std::vector<std::string_view>& parts);
 
-/// Reads a whole file; throws std::runtime_error with the path and the system's reason when it cannot.
+/// Reads a whole file; throws std::system_error (the path, errno) when it cannot.
 std::string read_file(const std::filesystem::path& path);
 
 }  // namespace cudalab

@@ -31,6 +31,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "cudalab/access_profile.hpp"
+#include "cudalab/errors.hpp"
 #include "cudalab/sampling.hpp"
 
 namespace cudalab::protocol {
@@ -78,9 +79,10 @@ inline constexpr std::size_t kMaxRecordsPerKind = 4096;
 inline constexpr std::size_t kMaxBlockedRecords = 64;
 inline constexpr std::size_t kMaxBlockedBytes = 512;
 
-/// A reply or spec that does not follow the protocol.
-struct ProtocolError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+/// A reply or spec that does not follow the protocol. The parent turns a reply's into the case's
+/// runner error; one that reaches a command's top is a bug of cudalab's own two halves.
+struct ProtocolError : InternalError {
+  using InternalError::InternalError;
 };
 
 // ---- what the parent asks -----------------------------------------------------------------------
@@ -294,7 +296,11 @@ struct Records {
   std::vector<std::string> blocked;
 };
 
-enum class Status { ok, load_error, missing_symbol, exception, cuda_error, no_device, runner_error };
+enum class Status { ok, load_error, missing_symbol, exception, not_implemented, cuda_error, no_device, runner_error };
+
+/// The skeletons' solve throws a std::logic_error whose message starts with this; the runner,
+/// where the exception is caught and its type known, answers Status::not_implemented for it.
+inline constexpr std::string_view kNotImplementedPrefix = "not implemented yet";
 
 /// "cuda_error", as the reply spells a status.
 const char* status_name(Status status);

@@ -71,7 +71,7 @@ struct SandboxOptions {
 /// limits, nothing locked down) when sandbox_enabled() is false.
 class RunnerSandbox {
  public:
-  /// Throws std::runtime_error when the working folder cannot be made.
+  /// Throws std::system_error when the working folder cannot be made.
   explicit RunnerSandbox(SandboxOptions options);
   RunnerSandbox(const RunnerSandbox&) = delete;
   RunnerSandbox& operator=(const RunnerSandbox&) = delete;

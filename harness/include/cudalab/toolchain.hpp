@@ -9,15 +9,9 @@
 #include <string>
 #include <string_view>
 
-namespace cudalab {
+#include "cudalab/errors.hpp"  // SetupError: what compile() and the toolchains throw
 
-/// A set-up problem that no student code caused: no backend can run, a file of the installation
-/// is missing, or the module cache, the compiler, the disk or the sandbox failed before the
-/// submission's own code ran. `check` and `grade` stop with its message as one line and exit code
-/// 2; nothing is recorded against a student.
-struct SetupError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+namespace cudalab {
 
 /// Where student code runs.
 enum class Backend { gpu, sim };

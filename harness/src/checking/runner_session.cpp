@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <sstream>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -111,7 +112,7 @@ class ClockWatch {
   ClockWatch() {
     int ends[2];
     if (pipe2(ends, O_CLOEXEC) != 0) {
-      throw std::runtime_error(std::string("cannot create the clock's pipe: ") + std::strerror(errno));
+      throw std::system_error(errno, std::generic_category(), "cannot create the clock's pipe");
     }
     read_end_ = ends[0];
     write_end_ = ends[1];
@@ -232,7 +233,7 @@ RunnerProcess spawn_runner(const RunnerSandbox& box, const RunnerCall& call, con
   // so that none leaks when a step before it throws.
   int pipe_ends[2];
   if (pipe2(pipe_ends, O_CLOEXEC) != 0) {
-    throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+    throw std::system_error(errno, std::generic_category(), "cannot create a pipe");
   }
   const Fd reply_read(pipe_ends[0]);
   Fd reply_write(pipe_ends[1]);
@@ -242,7 +243,7 @@ RunnerProcess spawn_runner(const RunnerSandbox& box, const RunnerCall& call, con
   if (at_gate) {
     int ends[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
-      throw std::runtime_error(std::string("cannot create the gate's socket: ") + std::strerror(errno));
+      throw std::system_error(errno, std::generic_category(), "cannot create the gate's socket");
     }
     gate.reset(ends[0]);
     gate_child.reset(ends[1]);
@@ -344,14 +345,13 @@ bool take_reply(const RunnerCall& call, const protocol::Reply& result, CaseResul
   switch (result.status) {
     case protocol::Status::ok:
       return true;
+    case protocol::Status::not_implemented:
+      r.verdict = Verdict::not_implemented;
+      r.message = message;
+      return false;
     case protocol::Status::exception:
-      if (message.rfind("not implemented yet", 0) == 0) {
-        r.verdict = Verdict::not_implemented;
-        r.message = message;
-      } else {
-        r.verdict = Verdict::exception;
-        r.message = fmt::format("solve threw an exception at {}: {}", c.label(), message);
-      }
+      r.verdict = Verdict::exception;
+      r.message = fmt::format("solve threw an exception at {}: {}", c.label(), message);
       if (const auto& f = result.records.first_failed_call) r.hints.push_back(describe_failed_call(*f));
       return false;
     case protocol::Status::cuda_error:

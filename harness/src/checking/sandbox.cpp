@@ -17,6 +17,7 @@
 #include <fstream>
 #include <mutex>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -257,7 +258,7 @@ RunnerSandbox::RunnerSandbox(SandboxOptions options) : options_(std::move(option
   remove_stale_boxes(temp);
   std::string pattern = (temp / fmt::format("{}{}-XXXXXX", kBoxPrefix, getpid())).string();
   if (mkdtemp(pattern.data()) == nullptr) {
-    throw std::runtime_error("cannot create the sandbox's working folder " + pattern + ": " + std::strerror(errno));
+    throw std::system_error(errno, std::generic_category(), "cannot create the sandbox's working folder " + pattern);
   }
   working_dir_ = pattern;
   limits_ = sandbox_limits(options_.backend, options_.timeout);

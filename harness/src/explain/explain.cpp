@@ -23,6 +23,7 @@
 
 #include "cudalab/case_data.hpp"
 #include "cudalab/detail/module_cache.hpp"
+#include "cudalab/errors.hpp"
 #include "cudalab/exercise_check.hpp"
 #include "cudalab/explain.hpp"
 #include "registers.hpp"
@@ -700,7 +701,7 @@ ExplainResult explain_exercise(const Task& task, const Toolchain& toolchain, con
   if (target == nullptr) {
     std::string known;
     for (const auto& t : gpu_targets()) known += (known.empty() ? "" : ", ") + t.key;
-    throw std::invalid_argument(fmt::format("unknown target GPU '{}'; known: {}", options.target, known));
+    throw UsageError(fmt::format("unknown target GPU '{}'; known: {}", options.target, known));
   }
   ExplainResult r;
   r.task = &task;

@@ -7,11 +7,11 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -212,8 +212,8 @@ class ScratchFolder {
   ScratchFolder() {
     std::string pattern = (fs::temp_directory_path() / "cudalab-ncu-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) {
-      throw std::runtime_error(fmt::format("cannot make a folder for Nsight Compute's log in {}: {}",
-                                           fs::temp_directory_path().string(), std::strerror(errno)));
+      throw std::system_error(errno, std::generic_category(),
+                              "cannot make a folder for Nsight Compute's log in " + fs::temp_directory_path().string());
     }
     path_ = pattern;
   }

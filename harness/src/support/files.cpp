@@ -6,10 +6,10 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <system_error>
 
 namespace cudalab {
 
@@ -31,10 +31,10 @@ std::string content_key(const std::vector<std::string_view>& parts) {
 
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string() + ": " + std::strerror(errno));
+  if (!in) throw std::system_error(errno, std::generic_category(), "cannot read " + path.string());
   std::ostringstream ss;
   ss << in.rdbuf();
-  if (in.bad()) throw std::runtime_error("cannot read " + path.string() + ": " + std::strerror(errno));
+  if (in.bad()) throw std::system_error(errno, std::generic_category(), "cannot read " + path.string());
   return ss.str();
 }
 

@@ -123,6 +123,7 @@ const Names<Status> status_names = {{Status::ok, "ok"},
                                     {Status::load_error, "load_error"},
                                     {Status::missing_symbol, "missing_symbol"},
                                     {Status::exception, "exception"},
+                                    {Status::not_implemented, "not_implemented"},
                                     {Status::cuda_error, "cuda_error"},
                                     {Status::no_device, "no_device"},
                                     {Status::runner_error, "runner_error"}};

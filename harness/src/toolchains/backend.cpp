@@ -4,6 +4,8 @@
 #include <cctype>
 #include <filesystem>
 
+#include "cudalab/errors.hpp"
+
 namespace cudalab {
 
 namespace fs = std::filesystem;
@@ -12,7 +14,7 @@ BackendRequest parse_backend_request(std::string_view text) {
   if (text == "auto") return BackendRequest::automatic;
   if (text == "gpu") return BackendRequest::gpu;
   if (text == "sim") return BackendRequest::sim;
-  throw std::invalid_argument("unknown backend '" + std::string(text) + "'; give auto, gpu or sim");
+  throw UsageError("unknown backend '" + std::string(text) + "'; give auto, gpu or sim");
 }
 
 bool nvidia_gpu_visible() {

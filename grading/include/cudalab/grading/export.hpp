@@ -8,11 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "cudalab/errors.hpp"
+
 namespace cudalab::grading {
 
 /// An export that cannot be made, in one line: "refusing to export into /x: it is not empty".
-struct ExportError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct ExportError : UsageError {
+  using UsageError::UsageError;
 };
 
 /// What goes into the distribution, relative to the project root. A folder is copied whole except

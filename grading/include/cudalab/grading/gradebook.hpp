@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cudalab/errors.hpp"
 #include "cudalab/grading/model.hpp"
 
 namespace SQLite {
@@ -26,8 +27,8 @@ namespace cudalab::grading {
 inline constexpr int kGradebookSchemaVersion = 3;
 
 /// A gradebook that cannot be used (not SQLite, another schema, unwritable): one line.
-struct GradebookError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct GradebookError : UsageError {
+  using UsageError::UsageError;
 };
 
 /// One `cudalab grade` run, as recorded.

@@ -83,7 +83,7 @@ struct GradeSummary {
 /// Grades a class. Throws (before grading anything) on a set-up problem: no such folder, a
 /// malformed rubric (RubricError), an unusable gradebook (GradebookError), no backend (SetupError),
 /// a GPU of `gpus` that is not there, listed twice or of another architecture than the first, `gpus`
-/// on the simulator, a bad `shard` or one without a seed (std::invalid_argument).
+/// on the simulator, a bad `shard` or one without a seed (UsageError).
 GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& progress = {});
 
 }  // namespace cudalab::grading

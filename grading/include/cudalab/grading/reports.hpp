@@ -53,7 +53,7 @@ std::string class_report_html(const ClassResults& results);
 /// Writes every report into `out_dir` (created): summary.txt, grades.csv, results.json, junit.xml,
 /// gradescope/<student>/results.json, feedback/<student>.md and report.html. A student's name is
 /// made safe as a file name (no `/`, `\`, `.` or `..`, no control characters; distinct names stay
-/// distinct). Throws std::runtime_error naming the file that could not be written.
+/// distinct). Throws std::system_error naming the file that could not be written.
 void write_reports(const ClassResults& results, const std::filesystem::path& out_dir);
 
 }  // namespace cudalab::grading

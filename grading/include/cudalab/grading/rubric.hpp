@@ -11,13 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "cudalab/errors.hpp"
 #include "cudalab/grading/model.hpp"
 
 namespace cudalab::grading {
 
 /// A rubric that cannot be used: "rubric.toml:12: exercises.03_matmul.points must be a number > 0".
-struct RubricError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct RubricError : UsageError {
+  using UsageError::UsageError;
 };
 
 /// How correctness points are given.

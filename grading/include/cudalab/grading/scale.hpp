@@ -14,18 +14,19 @@
 #include <string>
 #include <vector>
 
+#include "cudalab/errors.hpp"
 #include "cudalab/grading/model.hpp"
 
 namespace cudalab::grading {
 
-/// GPU numbers as `--gpus` takes them: "0,1,3" → {0, 1, 3}. Throws std::invalid_argument, in one
+/// GPU numbers as `--gpus` takes them: "0,1,3" → {0, 1, 3}. Throws UsageError, in one
 /// line, for an empty list, anything but decimal numbers, or a number listed twice.
 std::vector<unsigned> parse_gpu_list(const std::string& text);
 
 /// What CUDA_VISIBLE_DEVICES the runner gets for GPU number `gpu`: GPU numbers count the GPUs
 /// cudalab itself sees, so under an inherited CUDA_VISIBLE_DEVICES ("2,3", as Slurm sets it) GPU 1
 /// is its second entry ("3"); without one, GPU 1 is "1". `inherited` is that variable's value
-/// (nullptr: unset). Throws std::invalid_argument when `gpu` is past the inherited list's end.
+/// (nullptr: unset). Throws UsageError when `gpu` is past the inherited list's end.
 std::string visible_device_for(unsigned gpu, const char* inherited);
 
 /// Who uses which GPU while a class is graded. Checks share a GPU (each runs in its own process)
@@ -107,7 +108,7 @@ struct Shard {
   unsigned count = 1;
 };
 
-/// Reads "K/N" (0 ≤ K < N, N ≥ 1, decimal); throws std::invalid_argument in one line otherwise.
+/// Reads "K/N" (0 ≤ K < N, N ≥ 1, decimal); throws UsageError in one line otherwise.
 Shard parse_shard(const std::string& text);
 
 /// The shard (0 … count−1) a student belongs to: a 64-bit hash of the name mod `count`, stable
@@ -116,14 +117,14 @@ Shard parse_shard(const std::string& text);
 unsigned shard_of(const std::string& student, unsigned count);
 
 /// The class seed in a file that holds one decimal number (surrounding white space allowed), so
-/// that it stays off the command line where `ps` shows it. Throws std::invalid_argument naming the
+/// that it stays off the command line where `ps` shows it. Throws UsageError naming the
 /// file when it is missing, unreadable or holds anything else. `warning` is set when the file can
 /// be read by other users (it should be mode 600), else cleared.
 std::uint64_t read_seed_file(const std::filesystem::path& file, std::string& warning);
 
 /// A merge that cannot be done, in one line: "shard-2/gradebook.sqlite was graded with another seed …".
-struct MergeError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct MergeError : UsageError {
+  using UsageError::UsageError;
 };
 
 struct MergeOptions {

@@ -54,7 +54,7 @@ std::string similarity_csv(const SimilarityReport& report);
 /// side. Self-contained (no scripts, no network).
 std::string similarity_html(const SimilarityReport& report);
 
-/// similarity.csv and similarity.html into `out_dir`; throws std::runtime_error when one cannot be
+/// similarity.csv and similarity.html into `out_dir`; throws std::system_error when one cannot be
 /// written.
 void write_similarity_reports(const SimilarityReport& report, const std::filesystem::path& out_dir);
 

@@ -8,11 +8,11 @@
 
 #include <cerrno>
 #include <cstddef>
-#include <cstring>
 #include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "cudalab/case_data.hpp"
@@ -57,10 +57,10 @@ class SharedBuffers {
     }
     fd_.reset(memfd_create("cudalab-buffers", MFD_CLOEXEC));  // closed by fd_ if this constructor throws
     if (fd_.get() < 0 || ftruncate(fd_.get(), static_cast<off_t>(std::max<std::size_t>(total_, 1))) != 0) {
-      throw std::runtime_error(std::string("cannot create shared buffers: ") + std::strerror(errno));
+      throw std::system_error(errno, std::generic_category(), "cannot create shared buffers");
     }
     void* p = mmap(nullptr, std::max<std::size_t>(total_, 1), PROT_READ | PROT_WRITE, MAP_SHARED, fd_.get(), 0);
-    if (p == MAP_FAILED) throw std::runtime_error(std::string("cannot map shared buffers: ") + std::strerror(errno));
+    if (p == MAP_FAILED) throw std::system_error(errno, std::generic_category(), "cannot map shared buffers");
     base_ = static_cast<std::byte*>(p);
     for (std::size_t s = 0; s < sets.size(); ++s) {
       for (std::size_t i = 0; i < sets[s]->size(); ++i) {

@@ -16,7 +16,8 @@ from pathlib import Path
 # Headers under harness/include/cudalab/, by stage.
 HEADERS = {
     "contract": ["task.hpp", "registry.hpp"],
-    "support": ["paths.hpp", "files.hpp", "sampling.hpp", "process.hpp", "parallel.hpp", "errors.hpp"],
+    "support": ["paths.hpp", "files.hpp", "sampling.hpp", "process.hpp", "parallel.hpp", "errors.hpp",
+                "file_watch.hpp"],
     "wire": ["protocol.hpp", "access_profile.hpp"],
     "toolchains": ["toolchain.hpp", "backend.hpp", "gpu_probe.hpp", "detail/module_cache.hpp"],
     "execution": ["sandbox.hpp", "case_data.hpp", "detail/runner_session.hpp"],
@@ -24,7 +25,7 @@ HEADERS = {
                  "detail/case_judge.hpp"],
     "timing": ["timing.hpp", "exercise_bench.hpp", "bench_report.hpp", "ladder.hpp"],
     "explain": ["explain.hpp", "profile.hpp"],
-    "reports": ["report.hpp"],
+    "reports": ["report.hpp", "diagnostics.hpp"],
 }
 
 # Source files and folders (relative to the root), by stage; the first match wins.

@@ -93,7 +93,8 @@ const ExportManifest& export_manifest() {
        "scripts/device.sh", "scripts/gpu_acceptance.py"},
       {{"grading/ci/github-actions.yml", ".github/workflows/cudalab.yml"},
        {"grading/ci/gitlab-ci.yml", ".gitlab-ci.yml"},
-       {"grading/ci/student-check.sh", ".ci/student-check.sh"}},
+       {"grading/ci/student-check.sh", ".ci/student-check.sh"},
+       {"grading/ci/cudalab-problem-matcher.json", ".github/cudalab-problem-matcher.json"}},
   };
   return manifest;
 }

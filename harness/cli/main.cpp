@@ -1,12 +1,15 @@
 // cudalab: check CUDA exercises against CPU references, on a GPU or the CPU simulator.
-// Exit codes: 0 every check passed, 1 something failed, 2 usage or set-up error.
+// Exit codes: 0 every check passed, 1 something failed, 2 usage or set-up error, 3 a bug in cudalab.
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <initializer_list>
 #include <iostream>
@@ -15,16 +18,19 @@
 #include <string_view>
 #include <vector>
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cudalab/backend.hpp"
 #include "cudalab/bench_report.hpp"
+#include "cudalab/diagnostics.hpp"
 #include "cudalab/errors.hpp"
 #include "cudalab/exercise_bench.hpp"
 #include "cudalab/exercise_check.hpp"
 #include "cudalab/explain.hpp"
+#include "cudalab/file_watch.hpp"
 #include "cudalab/ladder.hpp"
 #include "cudalab/paths.hpp"
 #include "cudalab/profile.hpp"
@@ -505,8 +511,11 @@ struct CheckArgs {
   std::string color = "auto";
   std::vector<std::int64_t> sizes;
   std::string junit;
+  std::string format = "text";  // text (the report) or gcc (diagnostics.hpp's lines)
+  std::string sarif;
   bool sanitize = false;
   bool fast = false;
+  bool watch = false;
 };
 
 /// The simulator's checked build, for the checked run a check makes by default; null where it is
@@ -524,7 +533,9 @@ std::unique_ptr<Toolchain> checked_run_toolchain(const ToolchainConfig& config, 
   return toolchain;
 }
 
-int run_check(const CheckArgs& args) {
+/// One check of the selected exercises, as `check` prints it. `watching`: a round of `--watch`, whose
+/// screen starts with the verdict line (cleared first on a terminal), then the report.
+int check_once(const CheckArgs& args, bool watching) {
   std::vector<const Task*> tasks;
   std::vector<fs::path> sources;
   for (const auto& [task, source] : select_sources(args.selection)) {
@@ -558,7 +569,8 @@ int run_check(const CheckArgs& args) {
   for (const Task* t : tasks) (void)select_cases(*t, backend.toolchain->backend(), options);
 
   const bool tty = isatty(STDERR_FILENO) != 0;
-  if (!args.json) {
+  const bool gcc_format = args.format == "gcc";
+  if (!args.json && !gcc_format && !watching) {
     fmt::print("{}\n", backend_line);
     if (args.verbose && !backend.gpu_problem.empty()) fmt::print("gpu backend not used: {}\n", backend.gpu_problem);
     fmt::print("{}\n", describe_sandbox(backend.toolchain->backend(), options.timeout));
@@ -577,13 +589,34 @@ int run_check(const CheckArgs& args) {
   // Only complete runs: `--size 99999` checks nothing and must not mark a skeleton passed.
   StatusStore::in_cache().record(results, options);
 
+  if (watching) {
+    // The verdict first: a glance at the terminal beside the editor says whether the save fixed it.
+    if (isatty(STDOUT_FILENO) != 0) fmt::print("\033[H\033[2J\033[3J");
+    for (const auto& r : results) {
+      fmt::print("{:%H:%M:%S}  {}: {} ({}/{} checks)\n", fmt::localtime(std::time(nullptr)), r.task->info().id,
+                 verdict_title(r.verdict), r.passed_cases(), r.cases.size());
+    }
+    fmt::print("{}\n{}\nseed {} (repeat with --seed {})\n\n", backend_line,
+               describe_sandbox(backend.toolchain->backend(), options.timeout), options.seed, options.seed);
+  }
+  std::vector<std::string> gcc_lines;  // for editors and CI's problem matchers
+  for (const auto& r : results) {
+    for (const SourceDiagnostic& d : source_diagnostics(r)) gcc_lines.push_back(gcc_line(d));
+  }
   if (args.json) {
     std::cout << check_report_json(results, backend_line, options.seed).dump(2) << '\n';
+  } else if (gcc_format) {
+    for (const auto& line : gcc_lines) fmt::print("{}\n", line);
   } else {
     ReportStyle style;
     style.color = args.color == "always" || (args.color == "auto" && want_color(STDOUT_FILENO));
     style.verbose = args.verbose;
     write_check_report(std::cout, results, style);
+    // In CI the same findings follow in GCC's form, which its problem matchers turn into annotations.
+    if (in_ci() && !gcc_lines.empty()) {
+      fmt::print("\nin GCC's form, for CI (CI is set):\n");
+      for (const auto& line : gcc_lines) fmt::print("{}\n", line);
+    }
   }
   // Written after the report, so that a bad path loses nothing already computed.
   if (!args.junit.empty()) {
@@ -594,10 +627,49 @@ int run_check(const CheckArgs& args) {
       return kExitUsage;
     }
   }
+  if (!args.sarif.empty()) {
+    std::ofstream sarif(args.sarif);
+    if (sarif) sarif << sarif_log(results).dump(2) << '\n';
+    if (!sarif) {
+      fmt::print(stderr, "cudalab: cannot write the SARIF log to {}\n", args.sarif);
+      return kExitUsage;
+    }
+  }
   for (const auto& r : results) {
     if (r.verdict != Verdict::passed) return kExitFailed;
   }
   return kExitPassed;
+}
+
+/// Set by Ctrl-C while `check --watch` waits or checks: the watch ends after the check in hand
+/// (lock-free, so a signal handler may set it).
+std::atomic<bool> watch_stop = false;
+
+/// `check`, and with --watch, again at every save of the file until Ctrl-C. The exit code is the
+/// last check's.
+int run_check(const CheckArgs& args) {
+  if (!args.watch) return check_once(args, false);
+  if (args.json || args.format != "text") throw UsageError("--watch shows the report; not with --json or --format");
+  const auto selected = select_sources(args.selection);
+  if (selected.size() != 1) throw UsageError("--watch needs exactly one exercise (or --file with one)");
+  const fs::path file = selected.front().second;
+  FileWatch watch(file, watch_mode_from_environment());
+  // The first Ctrl-C ends the watch once the check in hand is done; a second one ends it at once
+  // (SA_RESETHAND; the runners die with their parent).
+  struct sigaction on_interrupt {};
+  on_interrupt.sa_handler = [](int) { watch_stop = true; };
+  on_interrupt.sa_flags = SA_RESETHAND;  // no SA_RESTART: the wait wakes up
+  sigemptyset(&on_interrupt.sa_mask);
+  sigaction(SIGINT, &on_interrupt, nullptr);
+  sigaction(SIGTERM, &on_interrupt, nullptr);
+  int code = kExitPassed;
+  do {
+    code = check_once(args, true);
+    fmt::print("watching {} ({}); Ctrl-C stops\n", file.string(), watch.describe());
+    std::fflush(stdout);
+  } while (!watch_stop && watch.wait_for_change(watch_stop));
+  fmt::print("stopped watching {}\n", file.string());
+  return code;
 }
 
 /// A page of cudalab's documentation: its HTML file on the Doxygen site and its Markdown source.
@@ -766,9 +838,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("cudalab ") + CUDALAB_VERSION);
   app.footer(
-      "Exit codes: 0 all passed, 1 something failed, 2 usage or set-up error.\n"
+      "Exit codes: 0 all passed, 1 something failed, 2 usage or set-up error, 3 a bug in cudalab.\n"
       "Environment: CUDALAB_ROOT (project folder), CUDALAB_CACHE_DIR (compiled modules),\n"
-      "CUDALAB_NVCC, CUDALAB_CUDA_ARCH (e.g. sm_90), CUDALAB_CXX (simulator compiler), NO_COLOR,\n"
+      "CUDALAB_NVCC, CUDALAB_CUDA_ARCH (e.g. sm_90), CUDALAB_CXX (simulator compiler), CUDALAB_WATCH=poll, NO_COLOR,\n"
       "CUDALAB_NO_SANDBOX=1 (run student code unconfined: for debugging the runner only).\n" +
       docs_footer({{kIndexPage, "students, instructors, contributors"},
                    {kGettingStartedPage, "with a GPU, without one, on a lab machine"}}));
@@ -796,6 +868,14 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   check->add_option("--junit", check_args.junit, "Also write the results as JUnit XML to this file (for CI)");
+  check
+      ->add_option("--format", check_args.format,
+                   "text: the report; gcc: instead, one `file:line:col: error: ...` line per finding, failure and "
+                   "compiler message, placed in your file, as editors and CI problem matchers read them")
+      ->check(CLI::IsMember({"text", "gcc"}))
+      ->capture_default_str();
+  check->add_option("--sarif", check_args.sarif,
+                    "Also write the findings as a SARIF 2.1.0 log to this file (GitHub code scanning, SARIF viewers)");
   check->add_option("--size", check_args.sizes, "Run only the checks whose first dimension (n or M) is one of these");
   check->add_flag("-v,--verbose", check_args.verbose, "Show every check, not only the failures");
   check->add_flag("--sanitize", check_args.sanitize,
@@ -807,6 +887,11 @@ int main(int argc, char** argv) {
                   "end where nvcc is installed: quicker, but a pass no longer means the kernel is right, and "
                   "`list` shows it as a fast pass");
   check->get_option("--fast")->excludes(check->get_option("--sanitize"));
+  check->get_option("--json")->excludes(check->get_option("--format"));
+  check->add_flag("--watch", check_args.watch,
+                  "Check again at every save of the file (one exercise), the verdict line first; Ctrl-C stops. "
+                  "inotify, with polling beside it for folders where it never fires (CUDALAB_WATCH=poll: "
+                  "polling alone)");
   check->add_option("--color", check_args.color, "Colour: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -21,6 +22,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cudalab/diagnostics.hpp"
 #include "cudalab/grading/export.hpp"
 
 namespace cudalab::grading {
@@ -98,7 +100,7 @@ class ExportTest : public testing::Test {
     put(p / "exercises/01_a/kernel.cu", "// skeleton: TODO\n");
     put(p / "solutions/01_a/kernel.cu", "// the answer\n");
     fs::create_directories(p / "grading/ci");
-    for (const char* f : {"github-actions.yml", "gitlab-ci.yml", "student-check.sh"}) {
+    for (const char* f : {"github-actions.yml", "gitlab-ci.yml", "student-check.sh", "cudalab-problem-matcher.json"}) {
       fs::copy_file(kSource / "grading/ci" / f, p / "grading/ci" / f, fs::copy_options::none);
     }
     return p;
@@ -144,7 +146,8 @@ TEST_F(ExportTest, DistributionHasTheSkeletonsAndNoSolution) {
                         "tests/fixtures/CMakeLists.txt",
                         ".github/workflows/cudalab.yml",
                         ".gitlab-ci.yml",
-                        ".ci/student-check.sh"}) {
+                        ".ci/student-check.sh",
+                        ".github/cudalab-problem-matcher.json"}) {
     EXPECT_TRUE(fs::is_regular_file(out / f)) << f;
   }
   for (const char* f : {"cudalab", "scripts/setup.sh", "scripts/test.sh", ".ci/run", ".ci/student-check.sh"}) {
@@ -243,9 +246,10 @@ TEST_F(ExportTest, LeavesOutHiddenFilesBuildTreesAndBackups) {
     if (e.is_regular_file()) files.push_back(e.path().lexically_relative(base_ / "out").generic_string());
   }
   std::ranges::sort(files);
-  EXPECT_EQ(files, (std::vector<std::string>{".ci/student-check.sh", ".github/workflows/cudalab.yml", ".gitlab-ci.yml",
-                                             "CMakeLists.txt", "README.md", "exercises/01_a/kernel.cu",
-                                             "harness/include/x.hpp", "tests/unit/test_x.cpp"}));
+  EXPECT_EQ(files,
+            (std::vector<std::string>{".ci/student-check.sh", ".github/cudalab-problem-matcher.json",
+                                      ".github/workflows/cudalab.yml", ".gitlab-ci.yml", "CMakeLists.txt", "README.md",
+                                      "exercises/01_a/kernel.cu", "harness/include/x.hpp", "tests/unit/test_x.cpp"}));
 }
 
 /// The commands of the CI templates: GitHub's `run:` values and GitLab's `script:` items.
@@ -283,6 +287,37 @@ TEST_F(ExportCi, BothTemplatesRunTheOneScriptThatTheSlowTestRuns) {
   const std::string script = slurp(kSource / "grading/ci/student-check.sh");
   EXPECT_NE(script.find("check --all --backend sim --junit report.xml"), std::string::npos);
   EXPECT_NE(script.find("GITHUB_STEP_SUMMARY"), std::string::npos);
+  EXPECT_NE(script.find("::add-matcher::.github/cudalab-problem-matcher.json"), std::string::npos);
+}
+
+TEST_F(ExportCi, TheProblemMatcherReadsCheckLinesAsAnnotations) {
+  // GitHub runs the matcher's regexp (JavaScript's) on each line of the job's log; std::regex's
+  // ECMAScript grammar is the same for what it uses.
+  const auto matcher = nlohmann::json::parse(slurp(kSource / "grading/ci/cudalab-problem-matcher.json"));
+  const auto& pattern = matcher["problemMatcher"][0]["pattern"][0];
+  const std::regex regexp(pattern["regexp"].get<std::string>());
+  const auto group = [&](const std::smatch& m, const char* name) { return m[pattern[name].get<int>()].str(); };
+  const SourceDiagnostic race{"exercises/03_matmul/kernel.cu",
+                              18,
+                              1,
+                              Severity::error,
+                              "data_race",
+                              "data race at M=1 N=1 K=1: thread (0,0) read As[0][1] [twice]"};
+  std::smatch m;
+  const std::string line = gcc_line(race);
+  ASSERT_TRUE(std::regex_match(line, m, regexp)) << line;
+  EXPECT_EQ(group(m, "file"), "exercises/03_matmul/kernel.cu");
+  EXPECT_EQ(group(m, "line"), "18");
+  EXPECT_EQ(group(m, "column"), "1");
+  EXPECT_EQ(group(m, "severity"), "error");
+  EXPECT_EQ(group(m, "message"), race.message);
+  EXPECT_EQ(group(m, "code"), "data_race");
+  const SourceDiagnostic warning{"k.cu", 3, 5, Severity::warning, "compiler", "unused variable 'y'"};
+  const std::string warning_line = gcc_line(warning);
+  ASSERT_TRUE(std::regex_match(warning_line, m, regexp)) << warning_line;
+  EXPECT_EQ(group(m, "severity"), "warning");
+  // A fix is a note: in the log, not an annotation of its own.
+  EXPECT_FALSE(std::regex_match(gcc_line({"k.cu", 3, 1, Severity::note, "data_race", "add a barrier"}), regexp));
 }
 
 TEST_F(ExportCi, ShellScriptsParse) {

@@ -1,9 +1,19 @@
 // The CLI's usage and set-up errors: one clear line and exit code 2.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <optional>
 #include <regex>
+#include <sstream>
+#include <system_error>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -436,6 +446,80 @@ TEST(Cli, JunitReportNamesEveryCheckAndItsFailure) {
   EXPECT_EQ(xml.find("<<<"), std::string::npos) << "unescaped markup in " << xml;
 }
 
+TEST(Cli, FormatGccAndSarifPlaceARaceOnItsLine) {
+  const fs::path racy = fs::path(CUDALAB_SOURCE_DIR) / "tests/sanitize/03_matmul/missing_first_sync.cu";
+  REQUIRE_FILE(racy);
+  // The corpus file's first line says where the race is: "// finding: data_race | 18 | …".
+  std::ifstream in(racy);
+  std::string first;
+  std::getline(in, first);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(first, m, std::regex(R"(finding: data_race \| (\d+) \|)"))) << first;
+  const std::string line = m[1].str();
+  const fs::path dir = test_dir("sarif");
+  const fs::path sarif = dir / "check.sarif";
+  auto r = cli({"check", "3", "--file", racy.string(), "--backend", "sim", "--seed", "5", "--format", "gcc", "--sarif",
+                sarif.string()});
+  if (r.output.find("no CPU simulator") != std::string::npos) GTEST_SKIP() << "this build has no simulator";
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  // Only GCC's lines: each one `file:line:col: severity: message [rule]`, the race at its line.
+  std::istringstream lines(r.output);
+  std::string text;
+  bool race_placed = false;
+  while (std::getline(lines, text)) {
+    EXPECT_TRUE(std::regex_match(text, std::regex(R"(.+:\d+:\d+: (error|warning|note): .+ \[[a-z_]+\])"))) << text;
+    race_placed |= text.starts_with(racy.string() + ":" + line + ":1: error: data race at ");
+  }
+  EXPECT_TRUE(race_placed) << r.output;
+  EXPECT_EQ(r.output.find("backend:"), std::string::npos) << "--format gcc prints the lines alone:\n" << r.output;
+
+  // The SARIF log holds the same race at the same line, and validates against SARIF 2.1.0's schema.
+  std::ifstream log_in(sarif);
+  const nlohmann::json log = nlohmann::json::parse(log_in);
+  bool in_log = false;
+  for (const auto& result : log["runs"][0]["results"]) {
+    const auto& region = result["locations"][0]["physicalLocation"]["region"];
+    in_log |= result["ruleId"] == "data_race" && region["startLine"] == std::stoi(line);
+  }
+  EXPECT_TRUE(in_log) << log.dump(2);
+  const std::string python = CUDALAB_PYTHON;
+  if (python.empty()) GTEST_SKIP() << "no Python here: the log was not validated against the schema";
+  const fs::path validate = fs::path(CUDALAB_SOURCE_DIR) / "tests/schemas/validate.py";
+  const fs::path schema = fs::path(CUDALAB_SOURCE_DIR) / "tests/schemas/sarif-schema-2.1.0.json";
+  ProcessOptions opts;
+  opts.argv = {python, validate.string(), schema.string(), sarif.string()};
+  const ProcessResult valid = run_process(opts);
+  if (valid.exit_code == 77) GTEST_SKIP() << valid.output;
+  EXPECT_EQ(valid.exit_code, 0) << valid.output;
+  // The validator is no rubber stamp: a level SARIF does not have is refused.
+  nlohmann::json broken = log;
+  broken["runs"][0]["results"][0]["level"] = "fatal";
+  std::ofstream(dir / "broken.sarif") << broken.dump();
+  opts.argv.back() = (dir / "broken.sarif").string();
+  const ProcessResult refused = run_process(opts);
+  EXPECT_EQ(refused.exit_code, 1) << refused.output;
+  EXPECT_NE(refused.output.find("level"), std::string::npos) << refused.output;
+}
+
+TEST(Cli, InCiTheReportIsFollowedByGccsLines) {
+  const fs::path wrong = fs::path(CUDALAB_SOURCE_DIR) / "tests/wrong/01_increment/grid_too_small.cu";
+  REQUIRE_FILE(wrong);
+  auto r = run_cli(CUDALAB_CLI, {"check", "1", "--file", wrong.string(), "--backend", "sim", "--color", "never"},
+                   {"CI=true"});
+  if (r.output.find("no CPU simulator") != std::string::npos) GTEST_SKIP() << "this build has no simulator";
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const auto report = r.output.find("01_increment  (");
+  const auto gcc = r.output.find("in GCC's form, for CI (CI is set):");
+  ASSERT_NE(report, std::string::npos) << r.output;
+  ASSERT_NE(gcc, std::string::npos) << r.output;
+  EXPECT_LT(report, gcc) << r.output;
+  EXPECT_NE(r.output.find(wrong.string() + ":", gcc), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(": error: wrong output at n=", gcc), std::string::npos) << r.output;
+  // Outside CI, the report alone.
+  r = run_cli(CUDALAB_CLI, {"check", "1", "--file", wrong.string(), "--backend", "sim", "--color", "never"}, {"CI="});
+  EXPECT_EQ(r.output.find("in GCC's form"), std::string::npos) << r.output;
+}
+
 TEST(Cli, UnwritableJunitPathKeepsTheReportAndExitsTwo) {
   REQUIRE_SOLUTIONS();
   auto r = cli({"check", "1", "--solution", "--backend", "sim", "--size", "1", "--junit", "/no/such/dir/report.xml"});
@@ -443,6 +527,130 @@ TEST(Cli, UnwritableJunitPathKeepsTheReportAndExitsTwo) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("01_increment     passed"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("cannot write the JUnit report to /no/such/dir/report.xml"), std::string::npos) << r.output;
+}
+
+/// `cudalab check --watch` running in the background: its output read as it comes, through a pipe.
+class WatchedCheck {
+ public:
+  WatchedCheck(const std::vector<std::string>& args, const std::string& watch_mode) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(fds[1], STDOUT_FILENO);
+      dup2(fds[1], STDERR_FILENO);
+      setenv("CUDALAB_CACHE_DIR", CUDALAB_TEST_CACHE_DIR, 1);
+      if (watch_mode.empty())
+        unsetenv("CUDALAB_WATCH");
+      else
+        setenv("CUDALAB_WATCH", watch_mode.c_str(), 1);
+      std::vector<char*> argv{const_cast<char*>(CUDALAB_CLI)};
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    close(fds[1]);
+    out_ = fds[0];
+  }
+  ~WatchedCheck() {
+    if (pid_ > 0 && !reaped_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    close(out_);
+  }
+  WatchedCheck(const WatchedCheck&) = delete;
+  WatchedCheck& operator=(const WatchedCheck&) = delete;
+
+  /// Reads until `text` appears after `from` in the output (true) or 90 s pass or the output ends
+  /// (false). Returns where it starts through `at`.
+  bool wait_for(const std::string& text, std::size_t from, std::size_t& at) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+    while ((at = output.find(text, from)) == std::string::npos) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      pollfd p{out_, POLLIN, 0};
+      if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+      char buffer[4096];
+      const ssize_t n = read(out_, buffer, sizeof buffer);
+      if (n <= 0) return false;
+      output.append(buffer, static_cast<std::size_t>(n));
+    }
+    return true;
+  }
+  /// Sends `signal` and waits for the exit; the exit code (128 + signal where one ended it).
+  int stop_with(int signal) {
+    kill(pid_, signal);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    reaped_ = true;
+    for (char buffer[4096];;) {  // what it printed on the way out
+      const ssize_t n = read(out_, buffer, sizeof buffer);
+      if (n <= 0) break;
+      output.append(buffer, static_cast<std::size_t>(n));
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+
+  std::string output;  ///< everything read so far
+
+ private:
+  pid_t pid_ = -1;
+  int out_ = -1;
+  bool reaped_ = false;
+};
+
+class CliWatch : public testing::TestWithParam<std::string> {};
+
+TEST_P(CliWatch, ChecksAgainAtEverySaveVerdictFirstAndCtrlCLeavesCleanly) {
+  REQUIRE_SOLUTIONS();
+  const fs::path dir = test_dir("watch-" + (GetParam().empty() ? std::string("inotify") : GetParam()));
+  const fs::path file = dir / "kernel.cu";
+  fs::copy_file(fs::path(CUDALAB_SOURCE_DIR) / "exercises/01_increment/kernel.cu", file);
+  WatchedCheck watched(
+      {"check", "1", "--file", file.string(), "--watch", "--backend", "sim", "--fast", "--color", "never"}, GetParam());
+  std::size_t at = 0;
+  if (!watched.wait_for("watching " + file.string(), 0, at)) {
+    if (watched.output.find("no CPU simulator") != std::string::npos) GTEST_SKIP() << "this build has no simulator";
+    FAIL() << "no first check:\n" << watched.output;
+  }
+  EXPECT_NE(watched.output.find("01_increment: not implemented (0/"), std::string::npos) << watched.output;
+  EXPECT_NE(watched.output.find(GetParam() == "poll" ? "(polling every" : "(inotify and polling every", 0),
+            std::string::npos)
+      << watched.output;
+
+  // The student saves a solved file: checked again, the verdict line first.
+  const std::size_t second = watched.output.size();
+  {
+    std::ofstream(file, std::ios::trunc)
+        << std::ifstream(fs::path(CUDALAB_SOURCE_DIR) / "solutions/01_increment/kernel.cu").rdbuf();
+  }
+  ASSERT_TRUE(watched.wait_for("watching " + file.string(), second, at)) << watched.output;
+  const std::string round = watched.output.substr(second);
+  const auto verdict = round.find("01_increment: passed (");
+  ASSERT_NE(verdict, std::string::npos) << round;
+  EXPECT_LT(verdict, round.find("backend: sim")) << "the verdict line comes first:\n" << round;
+  EXPECT_NE(round.find("01_increment     passed"), std::string::npos) << "then the report:\n" << round;
+
+  // Ctrl-C: the watch ends, saying so, with the last check's exit code.
+  EXPECT_EQ(watched.stop_with(SIGINT), 0) << watched.output;
+  EXPECT_NE(watched.output.find("stopped watching " + file.string()), std::string::npos) << watched.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, CliWatch, testing::Values("", "poll"),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           return info.param.empty() ? std::string("inotify") : info.param;
+                         });
+
+TEST(Cli, WatchTakesOneExerciseAndTheReport) {
+  auto r = cli({"check", "--all", "--watch"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--watch needs exactly one exercise"), std::string::npos) << r.output;
+  r = cli({"check", "1", "--watch", "--json"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--watch shows the report"), std::string::npos) << r.output;
 }
 
 TEST(Cli, HelpExplainsExitCodes) {

@@ -58,6 +58,15 @@ struct CheckOptions {
   int runner_niceness = 0;
 };
 
+/// A finding as `check` words it, with the line of the checked file it names: what `--format gcc`
+/// and `--sarif` place in the student's file.
+struct PlacedFinding {
+  Verdict verdict = Verdict::data_race;  ///< the verdict the finding gives
+  int line = 0;                          ///< 1-based line of the checked file; 0 where it is not known
+  std::string text;                      ///< the finding's sentence: "thread (3,0,0) of block (0,0,0) reads …"
+  std::string fix;                       ///< the hint that fixes it
+};
+
 /// One case's outcome.
 struct CaseResult {
   Case c;                             ///< the size checked
@@ -77,6 +86,7 @@ struct CaseResult {
   protocol::Records records;                ///< launches, copies, allocations
   bool launches_recorded = false;           ///< false where kernel launches could not be traced
   std::vector<protocol::Finding> findings;  ///< what --sanitize found in device code, in order
+  std::vector<PlacedFinding> placed;        ///< the findings as judged: one per bug, the leading one first
 };
 
 /// One exercise's outcome.

@@ -351,16 +351,22 @@ void judge_findings(const std::vector<Finding>& findings, const fs::path& module
   }
   const auto [lead, fix] = describe(kept.front(), places, in_place_steps);
   std::vector<std::string> hints{fix};
+  const auto alike = [](const Finding& f) {
+    return f.count > 1 ? fmt::format(" ({} accesses like it)", f.count) : std::string();
+  };
+  r.placed = {
+      {verdict_of(kept.front().kind), place_of(kept.front().access, places).line, lead + alike(kept.front()), fix}};
   for (std::size_t i = 1; i < kept.size(); ++i) {
     const auto [text, other_fix] = describe(kept[i], places, in_place_steps);
-    details.push_back(text + (kept[i].count > 1 ? fmt::format(" ({} accesses like it)", kept[i].count) : ""));
+    details.push_back(text + alike(kept[i]));
+    r.placed.push_back(
+        {verdict_of(kept[i].kind), place_of(kept[i].access, places).line, text + alike(kept[i]), other_fix});
     if (std::ranges::find(hints, other_fix) == hints.end()) hints.push_back(other_fix);
   }
   details.insert(details.end(), r.details.begin(), r.details.end());
   const Finding& first = kept.front();
   r.verdict = verdict_of(first.kind);
-  r.message = fmt::format("{} at {}: {}{}", verdict_title(r.verdict), r.c.label(), lead,
-                          first.count > 1 ? fmt::format(" ({} accesses like it)", first.count) : "");
+  r.message = fmt::format("{} at {}: {}{}", verdict_title(r.verdict), r.c.label(), lead, alike(first));
   r.details = std::move(details);
   // The lines found, kept with the findings for the JSON report.
   for (auto& f : r.findings) {

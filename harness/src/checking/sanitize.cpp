@@ -233,6 +233,7 @@ void merge_checked(std::vector<CaseResult>&& checked, Backend backend, ExerciseR
       r.details = std::move(found.details);
       r.hints = std::move(found.hints);
       r.findings = std::move(found.findings);
+      r.placed = std::move(found.placed);
       r.diagnosed = false;
       r.work_on_host = found.work_on_host;
       if (backend == Backend::gpu && r.work_on_host) {

@@ -146,6 +146,7 @@ struct BenchArgs {
   bool pageable = false;
   bool verbose = false;
   bool profile = false;
+  std::vector<std::string> compare;  // A B: two kernels of one exercise, timed in turns
 };
 
 /// Exercises and their sources from the shared selection options of check and bench.
@@ -259,9 +260,88 @@ int run_profile(const BenchArgs& args, const std::vector<std::pair<const Task*, 
   return failed ? kExitFailed : kExitPassed;
 }
 
+/// `bench EX --compare A B`: A and B in turns on the GPU, round by round, and the verdict on B's
+/// time over A's from the ratio's 95 % interval. Exit 0 with a verdict, 1 where a kernel fails.
+int run_compare(const BenchArgs& args, const Task& task, const Toolchain& gpu, const std::string& device,
+                const Peaks& peaks) {
+  const fs::path a = args.compare.at(0);
+  const fs::path b = args.compare.at(1);
+  BenchOptions options;
+  options.seed = args.seed;
+  options.sizes = args.sizes;
+  options.precision = precision_of(args.selection);
+  options.page_locked_host = !args.pageable;
+  options.kernel_traces = false;
+  options.cpu_baselines = false;
+  options.measure_unmet_requirements = true;  // a naive first step against a tiled one: a rule broken, said
+  // One round: a few calls, its median to 2 %; the rounds' ratios then narrow the interval.
+  options.policy.warmup_runs = 2;
+  options.policy.min_samples = 6;
+  options.policy.min_time_s = 0.005;
+  options.policy.noise_target = 0.02;
+  options.policy.time_cap_s = args.time_cap_s / 4;
+  PairingPolicy pairing;
+  pairing.time_cap_s = 4 * args.time_cap_s;
+  fmt::print(stderr, "cudalab: timing {} and {} in turns on {}…\n", a.string(), b.string(), device);
+  // B is the "submission" (its clock watched, its outputs checked), A the "reference" (checked too).
+  const PairedTiming paired = time_against_reference(task, gpu, b, a, peaks, options, pairing);
+  const BenchOutcome& timed = paired.submission;
+  if (timed.verdict != Verdict::passed || timed.measurements.empty()) {
+    fmt::print("B ({}) cannot be timed: {}: {}\n", b.string(), verdict_title(timed.verdict), timed.message);
+    for (const auto& d : timed.details) fmt::print("  {}\n", d);
+    return kExitFailed;
+  }
+  if (!paired.reference_s || paired.ratio.rounds == 0) {
+    fmt::print("A ({}) cannot be timed: {}\n", a.string(), paired.reference_failure);
+    return kExitFailed;
+  }
+  const RatioEstimate& r = paired.ratio;
+  constexpr double kBand = 0.02;
+  const Comparison verdict = compare_ratio(r, kBand);
+  const std::size_t width = std::max(a.string().size(), b.string().size());
+  fmt::print("{} at {} on {}: A and B timed in turns, {} rounds\n", task.info().id,
+             timed.measurements.front().c.label(), device, r.rounds);
+  fmt::print("  A  {:<{}}  {}\n", a.string(), width, format_seconds(*paired.reference_s));
+  fmt::print("  B  {:<{}}  {}\n", b.string(), width, format_seconds(timed.measurements.front().summary.median));
+  fmt::print("  B/A {:.3f} (95 % interval {:.3f} to {:.3f})\n", r.ratio, r.low, r.high);
+  if (!paired.reference_note.empty()) fmt::print("  note: A, requirement not met: {}\n", paired.reference_note);
+  for (const auto& note : timed.measurements.front().notes) {
+    if (note.starts_with("requirement not met")) fmt::print("  note: B, {}\n", note);
+  }
+  switch (verdict) {
+    case Comparison::faster:
+      fmt::print("FASTER: B takes {:.2f} of A's time ({:.2f}× as fast)\n", r.ratio, 1 / r.ratio);
+      break;
+    case Comparison::slower:
+      fmt::print("SLOWER: B takes {:.2f}× A's time\n", r.ratio);
+      break;
+    case Comparison::same:
+      fmt::print("SAME: within ±{:.0f} % of each other\n", 100 * kBand);
+      break;
+    case Comparison::unsure:
+      fmt::print("UNSURE: the interval crosses ±{:.0f} %; run again with a longer --time-cap, on a quiet GPU\n",
+                 100 * kBand);
+      break;
+  }
+  return kExitPassed;
+}
+
 int run_bench(const BenchArgs& args, const std::string& command_line) {
   if (static_cast<int>(args.json) + static_cast<int>(args.csv) + static_cast<int>(args.markdown) > 1) {
     throw UsageError("give one of --json, --csv, --markdown");
+  }
+  if (!args.compare.empty()) {
+    if (args.selection.all || args.selection.exercises.size() != 1) {
+      throw UsageError("--compare A B times two kernels of one exercise: name it (bench 3 --compare a.cu b.cu)");
+    }
+    if (!args.selection.file.empty() || args.selection.solution || args.ladder || args.profile) {
+      throw UsageError("--compare A B names both kernels; not with --file, --solution, --ladder or --profile");
+    }
+    if (args.json || args.csv || args.markdown)
+      throw UsageError("--compare prints its verdict; not --json, --csv or --markdown");
+    for (const auto& f : args.compare) {
+      if (!fs::is_regular_file(f)) throw UsageError(f + " not found");
+    }
   }
   if (args.ladder && (!args.selection.file.empty() || args.selection.solution)) {
     throw UsageError("--ladder measures the steps in solutions/NAME/; it takes no --file or --solution");
@@ -287,6 +367,7 @@ int run_bench(const BenchArgs& args, const std::string& command_line) {
   bool measured_now = false;
   say("reading the device's peak bandwidth");
   const Peaks peaks = device_peaks(gpu->runner(), *device, config.cache_dir, measured_now);
+  if (!args.compare.empty()) return run_compare(args, *selected.front().first, *gpu, device->name, peaks);
 
   BenchOptions options;
   options.seed = args.seed;
@@ -917,6 +998,11 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   bench->add_flag("--no-cpu", bench_args.no_cpu, "Skip the CPU baselines");
+  bench
+      ->add_option("--compare", bench_args.compare,
+                   "A B: time two kernels of the exercise in turns on the GPU and say whether B is SAME, FASTER, "
+                   "SLOWER or UNSURE against A (from the 95 % interval of B's time over A's; ±2 % is the same)")
+      ->expected(2);
   bench->add_flag("--no-reference", bench_args.no_reference, "Skip the comparison with the reference solution");
   bench->add_flag("--pageable", bench_args.pageable,
                   "Time host-pointer exercises with pageable host buffers (default: page-locked, whose copies "

@@ -300,6 +300,7 @@ TEST(PairedTiming, TheSubmissionAndTheReferenceTakeTurnsAndTheirRatioIsEstimated
   EXPECT_GE(paired.ratio.high, paired.ratio.ratio);
   // 16 launches in place of one: clearly slower, whatever else the machine is doing.
   EXPECT_GT(paired.ratio.low, 1.5) << paired.ratio.ratio;
+  EXPECT_EQ(compare_ratio(paired.ratio), Comparison::slower) << "bench --compare's verdict on it";
   ASSERT_EQ(paired.submission.measurements.size(), 1u);
   EXPECT_GT(paired.submission.measurements.front().summary.median, *paired.reference_s);
   EXPECT_EQ(open_descriptors(), descriptors_before) << "two runners' pipes, gates and shared files are all closed";
@@ -328,6 +329,20 @@ TEST(PairedTiming, TheRatioIsTheMedianOfTheRoundsWithA95PercentInterval) {
   EXPECT_DOUBLE_EQ(some.low, 1.1);
   EXPECT_DOUBLE_EQ(some.high, 1.2);
   EXPECT_EQ(paired_ratio({}, {1}).rounds, 0u);
+}
+
+// bench --compare's verdict: a difference only where the whole interval says it.
+TEST(PairedTiming, CompareSaysADifferenceOnlyWhereTheWholeIntervalLiesBeyondTheBand) {
+  const auto estimate = [](double low, double ratio, double high) { return RatioEstimate{ratio, low, high, 8}; };
+  EXPECT_EQ(compare_ratio(estimate(0.50, 0.52, 0.55)), Comparison::faster);
+  EXPECT_EQ(compare_ratio(estimate(1.10, 1.20, 1.30)), Comparison::slower);
+  EXPECT_EQ(compare_ratio(estimate(0.99, 1.00, 1.015)), Comparison::same);
+  EXPECT_EQ(compare_ratio(estimate(0.95, 0.99, 1.01)), Comparison::unsure) << "crosses the lower edge";
+  EXPECT_EQ(compare_ratio(estimate(0.99, 1.02, 1.05)), Comparison::unsure) << "crosses the upper edge";
+  EXPECT_EQ(compare_ratio(estimate(0.90, 1.00, 1.10), 0.2), Comparison::same) << "a wider band";
+  EXPECT_EQ(compare_ratio(RatioEstimate{}), Comparison::unsure) << "no round";
+  EXPECT_STREQ(comparison_name(Comparison::faster), "FASTER");
+  EXPECT_STREQ(comparison_name(Comparison::unsure), "UNSURE");
 }
 
 // A submission that leaves kernels running between its rounds slows the reference's next round,

@@ -112,6 +112,22 @@ struct RatioEstimate {
 /// `reference_rounds[k]`), as time_against_reference estimates it.
 RatioEstimate paired_ratio(const std::vector<double>& submission_rounds, const std::vector<double>& reference_rounds);
 
+/// How kernel B's time compares with kernel A's (`bench --compare A B`).
+enum class Comparison {
+  same,    ///< the ratio's interval lies within the band around 1: no difference that matters
+  faster,  ///< B: the whole interval lies below 1 − band
+  slower,  ///< B: the whole interval lies above 1 + band
+  unsure,  ///< the interval crosses a band's edge: more rounds, or a quieter GPU, could tell
+};
+
+/// The verdict on B's time over A's (`b_over_a`, as time_against_reference estimates it with B as
+/// the submission and A as the reference), against a band of ±`band` around 1 (nvbench's compare
+/// idea: a difference is claimed only where the whole interval says it). No round: unsure.
+Comparison compare_ratio(const RatioEstimate& b_over_a, double band = 0.02);
+
+/// "SAME", "FASTER", "SLOWER", "UNSURE".
+const char* comparison_name(Comparison comparison);
+
 /// Why paired timing is not believed: the reference solution's rounds after the first (timed
 /// before any of the submission's code ran) are, in their median, more than a quarter slower than
 /// the first, as when a submission leaves kernels running on the GPU between its rounds. Empty
@@ -124,6 +140,9 @@ struct PairedTiming {
   std::optional<double> reference_s;  ///< the reference solution's median over its rounds; none if it failed
   RatioEstimate ratio;                ///< rounds 0 when the reference solution did not run
   std::string reference_failure;      ///< why there is no reference time
+  /// The rule the reference broke with a right answer, where options.measure_unmet_requirements
+  /// let it be timed; empty otherwise.
+  std::string reference_note;
 };
 
 /// Grading's timing: the submission (`source`) and the reference solution (`reference`) at the
@@ -131,6 +150,7 @@ struct PairedTiming {
 /// round, then the submission's), so that both see the GPU in the same state: clocks, temperature
 /// and neighbours change between the rounds of a pair far less than between two runs minutes apart.
 /// `options.policy` is one round's; before_timed_run and after_timed_run frame both runners' turns.
+/// One input set is timed (`options.input_sets` is not used).
 PairedTiming time_against_reference(const Task& task, const Toolchain& toolchain, const std::filesystem::path& source,
                                     const std::filesystem::path& reference, const Peaks& peaks,
                                     const BenchOptions& options, const PairingPolicy& pairing = {});

@@ -369,21 +369,11 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
   BenchOptions bench;
   bench.case_data = &case_data;
   bench.seed = gradebook.seed();
-  // One round of the paired timing (time_against_reference): a few calls, 2 % on the round's
-  // median; the rounds' ratios then pin the ratio to ±1 %, within four times the time cap. The
+  // The paired timing's rounds (time_against_reference, which times one input set); the
   // kernels-alone row of `bench` is not scored.
-  bench.policy.warmup_runs = 2;
-  bench.policy.min_samples = 6;
-  bench.policy.min_time_s = 0.005;
-  bench.policy.noise_target = 0.02;
-  bench.policy.time_cap_s = options.time_cap_s / 4;
-  PairingPolicy pairing;
-  pairing.time_cap_s = 4 * options.time_cap_s;
+  const PairingPolicy pairing = paired_rounds(bench.policy, options.time_cap_s);
   bench.kernel_traces = false;
   bench.cpu_baselines = false;
-  // One input set: the CPU reference of a large case costs more than the timing itself, and the
-  // ranking of a class does not need four.
-  bench.input_sets = 1;
 
   const auto seconds_since = [](Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();

@@ -274,14 +274,7 @@ int run_compare(const BenchArgs& args, const Task& task, const Toolchain& gpu, c
   options.kernel_traces = false;
   options.cpu_baselines = false;
   options.measure_unmet_requirements = true;  // a naive first step against a tiled one: a rule broken, said
-  // One round: a few calls, its median to 2 %; the rounds' ratios then narrow the interval.
-  options.policy.warmup_runs = 2;
-  options.policy.min_samples = 6;
-  options.policy.min_time_s = 0.005;
-  options.policy.noise_target = 0.02;
-  options.policy.time_cap_s = args.time_cap_s / 4;
-  PairingPolicy pairing;
-  pairing.time_cap_s = 4 * args.time_cap_s;
+  const PairingPolicy pairing = paired_rounds(options.policy, args.time_cap_s);
   fmt::print(stderr, "cudalab: timing {} and {} in turns on {}…\n", a.string(), b.string(), device);
   // B is the "submission" (its clock watched, its outputs checked), A the "reference" (checked too).
   const PairedTiming paired = time_against_reference(task, gpu, b, a, peaks, options, pairing);
@@ -308,21 +301,23 @@ int run_compare(const BenchArgs& args, const Task& task, const Toolchain& gpu, c
   for (const auto& note : timed.measurements.front().notes) {
     if (note.starts_with("requirement not met")) fmt::print("  note: B, {}\n", note);
   }
+  std::string why;
   switch (verdict) {
     case Comparison::faster:
-      fmt::print("FASTER: B takes {:.2f} of A's time ({:.2f}× as fast)\n", r.ratio, 1 / r.ratio);
+      why = fmt::format("B takes {:.2f} of A's time ({:.2f}× as fast)", r.ratio, 1 / r.ratio);
       break;
     case Comparison::slower:
-      fmt::print("SLOWER: B takes {:.2f}× A's time\n", r.ratio);
+      why = fmt::format("B takes {:.2f}× A's time", r.ratio);
       break;
     case Comparison::same:
-      fmt::print("SAME: within ±{:.0f} % of each other\n", 100 * kBand);
+      why = fmt::format("within ±{:.0f} % of each other", 100 * kBand);
       break;
     case Comparison::unsure:
-      fmt::print("UNSURE: the interval crosses ±{:.0f} %; run again with a longer --time-cap, on a quiet GPU\n",
-                 100 * kBand);
+      why = fmt::format("the interval crosses ±{:.0f} %; run again with a longer --time-cap, on a quiet GPU",
+                        100 * kBand);
       break;
   }
+  fmt::print("{}: {}\n", comparison_name(verdict), why);
   return kExitPassed;
 }
 
@@ -651,13 +646,15 @@ int check_once(const CheckArgs& args, bool watching) {
 
   const bool tty = isatty(STDERR_FILENO) != 0;
   const bool gcc_format = args.format == "gcc";
-  if (!args.json && !gcc_format && !watching) {
+  // The backend, the sandbox and the seed: before the checks, or with --watch after its verdict line.
+  const auto print_header = [&] {
     fmt::print("{}\n", backend_line);
     if (args.verbose && !backend.gpu_problem.empty()) fmt::print("gpu backend not used: {}\n", backend.gpu_problem);
     fmt::print("{}\n", describe_sandbox(backend.toolchain->backend(), options.timeout));
     fmt::print("seed {} (repeat with --seed {})\n\n", options.seed, options.seed);
     std::fflush(stdout);
-  }
+  };
+  if (!args.json && !gcc_format && !watching) print_header();
   std::vector<ExerciseResult> results;
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const ProgressFn progress = [&](const Task& t, std::size_t k, std::size_t n, const Case& c) {
@@ -677,44 +674,42 @@ int check_once(const CheckArgs& args, bool watching) {
       fmt::print("{:%H:%M:%S}  {}: {} ({}/{} checks)\n", fmt::localtime(std::time(nullptr)), r.task->info().id,
                  verdict_title(r.verdict), r.passed_cases(), r.cases.size());
     }
-    fmt::print("{}\n{}\nseed {} (repeat with --seed {})\n\n", backend_line,
-               describe_sandbox(backend.toolchain->backend(), options.timeout), options.seed, options.seed);
+    print_header();
   }
-  std::vector<std::string> gcc_lines;  // for editors and CI's problem matchers
-  for (const auto& r : results) {
-    for (const SourceDiagnostic& d : source_diagnostics(r)) gcc_lines.push_back(gcc_line(d));
-  }
+  // For editors and CI's problem matchers: with --format gcc, or after the report in CI.
+  const auto gcc_lines = [&] {
+    std::vector<std::string> lines;
+    for (const auto& r : results) {
+      for (const SourceDiagnostic& d : source_diagnostics(r)) lines.push_back(gcc_line(d));
+    }
+    return lines;
+  };
   if (args.json) {
     std::cout << check_report_json(results, backend_line, options.seed).dump(2) << '\n';
   } else if (gcc_format) {
-    for (const auto& line : gcc_lines) fmt::print("{}\n", line);
+    for (const auto& line : gcc_lines()) fmt::print("{}\n", line);
   } else {
     ReportStyle style;
     style.color = args.color == "always" || (args.color == "auto" && want_color(STDOUT_FILENO));
     style.verbose = args.verbose;
     write_check_report(std::cout, results, style);
     // In CI the same findings follow in GCC's form, which its problem matchers turn into annotations.
-    if (in_ci() && !gcc_lines.empty()) {
+    if (const auto lines = in_ci() ? gcc_lines() : std::vector<std::string>{}; !lines.empty()) {
       fmt::print("\nin GCC's form, for CI (CI is set):\n");
-      for (const auto& line : gcc_lines) fmt::print("{}\n", line);
+      for (const auto& line : lines) fmt::print("{}\n", line);
     }
   }
   // Written after the report, so that a bad path loses nothing already computed.
-  if (!args.junit.empty()) {
-    std::ofstream junit(args.junit);
-    if (junit) write_check_junit(junit, results);
-    if (!junit) {
-      fmt::print(stderr, "cudalab: cannot write the JUnit report to {}\n", args.junit);
-      return kExitUsage;
-    }
-  }
-  if (!args.sarif.empty()) {
-    std::ofstream sarif(args.sarif);
-    if (sarif) sarif << sarif_log(results).dump(2) << '\n';
-    if (!sarif) {
-      fmt::print(stderr, "cudalab: cannot write the SARIF log to {}\n", args.sarif);
-      return kExitUsage;
-    }
+  const auto written = [](const std::string& path, const char* what, const auto& write) {
+    if (path.empty()) return true;
+    std::ofstream out(path);
+    if (out) write(out);
+    if (!out) fmt::print(stderr, "cudalab: cannot write the {} to {}\n", what, path);
+    return static_cast<bool>(out);
+  };
+  if (!written(args.junit, "JUnit report", [&](std::ostream& out) { write_check_junit(out, results); }) ||
+      !written(args.sarif, "SARIF log", [&](std::ostream& out) { out << sarif_log(results).dump(2) << '\n'; })) {
+    return kExitUsage;
   }
   for (const auto& r : results) {
     if (r.verdict != Verdict::passed) return kExitFailed;

@@ -99,6 +99,11 @@ struct PairingPolicy {
   double time_cap_s = 20;       ///< seconds of turns at most, from the first round
 };
 
+/// Paired timing's policies for `time_cap_s` seconds of timing, as grading and `bench --compare` use
+/// them: one round (`round`, set here) is a few calls with its median to 2 %, and the rounds'
+/// ratios then narrow the interval, within four times the cap (the returned PairingPolicy).
+PairingPolicy paired_rounds(SamplingPolicy& round, double time_cap_s);
+
 /// The submission's time over the reference solution's, from rounds timed in turn on one GPU: the
 /// median of the rounds' ratios and its 95 % interval (median_ci_ranks; [min, max] below six rounds).
 struct RatioEstimate {

@@ -637,6 +637,17 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
   return out;
 }
 
+PairingPolicy paired_rounds(SamplingPolicy& round, double time_cap_s) {
+  round.warmup_runs = 2;
+  round.min_samples = 6;
+  round.min_time_s = 0.005;
+  round.noise_target = 0.02;
+  round.time_cap_s = time_cap_s / 4;
+  PairingPolicy pairing;
+  pairing.time_cap_s = 4 * time_cap_s;
+  return pairing;
+}
+
 Comparison compare_ratio(const RatioEstimate& b_over_a, double band) {
   if (b_over_a.rounds == 0 || !(b_over_a.ratio > 0)) return Comparison::unsure;
   if (b_over_a.high < 1 - band) return Comparison::faster;

@@ -15,30 +15,26 @@ from pathlib import Path
 
 # Headers under harness/include/cudalab/, by stage.
 HEADERS = {
-    "contract": ["task.hpp", "registry.hpp"],
+    "contract": ["task.hpp", "registry.hpp", "verdict.hpp"],
     "support": ["paths.hpp", "files.hpp", "sampling.hpp", "process.hpp", "parallel.hpp", "errors.hpp",
-                "file_watch.hpp"],
+                "file_watch.hpp", "text.hpp"],
     "wire": ["protocol.hpp", "access_profile.hpp"],
     "toolchains": ["toolchain.hpp", "backend.hpp", "gpu_probe.hpp", "detail/module_cache.hpp"],
-    "execution": ["sandbox.hpp", "case_data.hpp", "detail/runner_session.hpp"],
+    "execution": ["sandbox.hpp", "case_data.hpp", "runner_call.hpp", "detail/runner_session.hpp"],
     "checking": ["judge.hpp", "exercise_check.hpp", "findings.hpp", "status_store.hpp", "timeline.hpp",
                  "detail/case_judge.hpp"],
-    "timing": ["timing.hpp", "exercise_bench.hpp", "bench_report.hpp", "ladder.hpp"],
+    "timing": ["timing.hpp", "exercise_bench.hpp", "ladder.hpp"],
     "explain": ["explain.hpp", "profile.hpp"],
-    "reports": ["report.hpp", "diagnostics.hpp"],
+    "reports": ["report.hpp", "diagnostics.hpp", "bench_report.hpp"],
 }
 
 # Source files and folders (relative to the root), by stage; the first match wins.
 SOURCES = [
     ("harness/src/contract/", "contract"),
-    ("harness/src/support/protocol.cpp", "wire"),
-    ("harness/src/support/access_profile.cpp", "wire"),
     ("harness/src/support/", "support"),
+    ("harness/src/wire/", "wire"),
     ("harness/src/toolchains/", "toolchains"),
-    ("harness/src/checking/runner_session.cpp", "execution"),
-    ("harness/src/checking/runner_call.cpp", "execution"),
-    ("harness/src/checking/sandbox.cpp", "execution"),
-    ("harness/src/checking/case_data.cpp", "execution"),
+    ("harness/src/execution/", "execution"),
     ("harness/src/checking/", "checking"),
     ("harness/src/timing/", "timing"),
     ("harness/src/explain/", "explain"),
@@ -78,23 +74,6 @@ DETAIL_TESTS = {
 
 # Backward arrows still to be undone: (file, included header) -> why it is there.
 KNOWN = {
-    ("harness/include/cudalab/detail/runner_session.hpp", "cudalab/exercise_check.hpp"):
-        "RunnerCall, CaseResult and CheckOptions live in the checking stage's header",
-    ("harness/sim/src/checks.cpp", "runner/device_checks.hpp"):
-        "the simulator implements the runner's device-check API instead of a control API of its own",
-    ("harness/sim/src/exec.cpp", "runner/device_checks.hpp"):
-        "the simulator implements the runner's device-check API instead of a control API of its own",
-    ("harness/sim/src/exec.cpp", "runner/records.hpp"): "the record keeper is the runner's",
-    ("harness/sim/src/profile.cpp", "runner/device_checks.hpp"):
-        "the simulator implements the runner's device-check API instead of a control API of its own",
-    ("harness/sim/src/runtime.cpp", "runner/device_checks.hpp"):
-        "the simulator implements the runner's device-check API instead of a control API of its own",
-    ("harness/sim/src/runtime.cpp", "runner/records.hpp"): "the record keeper is the runner's",
-    ("harness/src/checking/case_data.cpp", "cudalab/judge.hpp"): "the poison that outputs start as is the judge's",
-    ("harness/src/checking/runner_call.cpp", "cudalab/detail/case_judge.hpp"):
-        "a runner call judges its cases itself, where the checking stage should",
-    ("harness/src/checking/runner_call.cpp", "cudalab/exercise_check.hpp"):
-        "RunnerCall, CaseResult and CheckOptions live in the checking stage's header",
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
@@ -118,6 +97,47 @@ def file_stage(rel):
         if rel.startswith(prefix):
             return stage
     return None
+
+
+STAGE_CALL = re.compile(r"cudalab_stage\(\s*cudalab_(\w+)(.*?)\)", re.DOTALL)
+
+
+def check_stage_targets(root):
+    """Each stage of ORDER is one library in harness/CMakeLists.txt, cudalab_stage(cudalab_<stage> SOURCES
+    ... PUBLIC ...): its sources are its folder's files, every one, and it links only stages it may include."""
+    cmake = root / "harness/CMakeLists.txt"
+    if not cmake.exists():
+        return []
+    problems = []
+    found = {}
+    for stage, body in STAGE_CALL.findall(cmake.read_text()):
+        words = body.split()
+        sections, current = {}, None
+        for w in words:
+            if w in ("SOURCES", "PUBLIC", "PRIVATE"):
+                current = sections.setdefault(w, [])
+            elif current is not None:
+                current.append(w)
+        found[stage] = sections
+    for stage in ORDER:
+        if stage not in found:
+            problems.append(f"harness/CMakeLists.txt: the {stage} stage has no cudalab_stage(cudalab_{stage} ...)")
+            continue
+        sources = set(found[stage].get("SOURCES", []))
+        folder = root / "harness/src" / stage
+        files = {f"src/{stage}/{f.name}" for f in folder.glob("*.cpp")} if folder.exists() else set()
+        for extra in sorted(sources - files):
+            problems.append(f"harness/CMakeLists.txt: cudalab_{stage} builds {extra}, which is not a file of src/{stage}/")
+        for missing in sorted(files - sources):
+            problems.append(f"harness/CMakeLists.txt: cudalab_{stage} does not build {missing}")
+        for section in ("PUBLIC", "PRIVATE"):
+            for lib in found[stage].get(section, []):
+                if lib.startswith("cudalab_") and lib[len("cudalab_"):] not in ALLOWED[stage]:
+                    problems.append(f"harness/CMakeLists.txt: cudalab_{stage} links {lib}: {stage} may not use that stage")
+    for stage in found:
+        if stage not in ORDER:
+            problems.append(f"harness/CMakeLists.txt: cudalab_{stage} is a stage library of no stage in ORDER")
+    return problems
 
 
 def main(argv):
@@ -159,6 +179,7 @@ def main(argv):
             if "/detail/" in included and rel not in DETAIL_TESTS.get(included, set()):
                 problems.append(f"{rel}: #include \"{included}\": tests use the public headers (a detail/ header "
                                 "only in its own unit test, DETAIL_TESTS in scripts/check-layers.py)")
+    problems += check_stage_targets(root)
     # The architecture page draws the same arrows.
     page = root / "docs/architecture.md"
     if page.exists():

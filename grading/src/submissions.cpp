@@ -22,6 +22,7 @@
 
 #include "cudalab/errors.hpp"
 #include "cudalab/files.hpp"
+#include "cudalab/text.hpp"
 
 namespace cudalab::grading {
 
@@ -59,12 +60,6 @@ std::string shown(std::string_view name) {
   for (char c : name.substr(0, kMaxShown)) out += std::iscntrl(static_cast<unsigned char>(c)) ? '?' : c;
   if (name.size() > kMaxShown) out += "...";
   return out;
-}
-
-std::string bytes_text(std::uintmax_t n) {
-  if (n >= (1U << 20) && n % (1U << 20) == 0) return fmt::format("{} MiB", n >> 20);
-  if (n >= (1U << 10) && n % (1U << 10) == 0) return fmt::format("{} KiB", n >> 10);
-  return fmt::format("{} bytes", n);
 }
 
 std::string iso_utc(fs::file_time_type t) {
@@ -183,7 +178,7 @@ void find_kernels(Submission& sub, const std::vector<Exercise>& exercises, const
       const auto size = entry.file_size(ec);
       if (!ec && size > limits.max_file_bytes) {
         sub.notes.push_back(fmt::format("ignored '{}': larger than {} (the limit per file)", shown(c->relative),
-                                        bytes_text(limits.max_file_bytes)));
+                                        format_bytes(static_cast<double>(limits.max_file_bytes))));
         continue;
       }
       c->path = entry.path();
@@ -374,7 +369,8 @@ class Unpacker {
       return skip_unread(0);
     }
     if (declared > limits_.max_file_bytes) {
-      refuse(name, fmt::format("larger than {} (the limit per file)", bytes_text(limits_.max_file_bytes)));
+      refuse(name, fmt::format("larger than {} (the limit per file)",
+                               format_bytes(static_cast<double>(limits_.max_file_bytes))));
       return skip_unread(0);
     }
     std::error_code ec;
@@ -408,13 +404,14 @@ class Unpacker {
       consumed_ += static_cast<std::uintmax_t>(n);
       if (size > limits_.max_file_bytes) {
         discard();
-        refuse(name, fmt::format("larger than {} (the limit per file)", bytes_text(limits_.max_file_bytes)));
+        refuse(name, fmt::format("larger than {} (the limit per file)",
+                                 format_bytes(static_cast<double>(limits_.max_file_bytes))));
         return skip_unread(size);
       }
       if (written_ + size > limits_.max_total_bytes) {
         discard();
         notes_.push_back(fmt::format("stopped unpacking at '{}': the submission holds more than {}", shown(name),
-                                     bytes_text(limits_.max_total_bytes)));
+                                     format_bytes(static_cast<double>(limits_.max_total_bytes))));
         return false;
       }
       for (la_ssize_t done = 0; done < n;) {

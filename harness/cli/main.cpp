@@ -38,6 +38,7 @@
 #include "cudalab/report.hpp"
 #include "cudalab/sandbox.hpp"
 #include "cudalab/status_store.hpp"
+#include "cudalab/text.hpp"
 #include "cudalab/toolchain.hpp"
 
 namespace {

@@ -12,11 +12,11 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "records.hpp"
+#include "records/records.hpp"
 
 namespace {
 
-namespace records = cudalab::runner;
+namespace records = cudalab::records;
 using cudalab::protocol::MemoryKind;
 
 template <typename Fn>

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "kernel_tracing.hpp"
-#include "records.hpp"
+#include "records/records.hpp"
 
 namespace cudalab::runner {
 namespace {
@@ -47,7 +47,7 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
       t.stream = m->streamId;
       t.start_ns = m->start;
       t.end_ns = m->end;
-      record_transfer(t);
+      records::record_transfer(t);
       continue;
     }
     if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && record->kind != CUPTI_ACTIVITY_KIND_KERNEL) continue;
@@ -65,7 +65,7 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
     l.start_ns = k->start;
     l.end_ns = k->end;
     traced_seconds.fetch_add(l.duration_s);
-    record_launch(std::move(l));
+    records::record_launch(std::move(l));
   }
   std::free(buffer);
 }

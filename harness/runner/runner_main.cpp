@@ -43,13 +43,13 @@
 #include "cudalab/sampling.hpp"
 #include "device_checks.hpp"
 #include "kernel_tracing.hpp"
-#include "records.hpp"
+#include "records/records.hpp"
 #include "sandbox.hpp"
 
 namespace {
 
 namespace protocol = cudalab::protocol;
-namespace records = cudalab::runner;
+namespace records = cudalab::records;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 using protocol::Reply;

@@ -13,7 +13,7 @@
 
 #include <cuda_runtime.h>
 
-#include "runner/records.hpp"
+#include "records/records.hpp"
 #include "sim_module.hpp"
 
 namespace cudalab::sim::test {
@@ -343,13 +343,13 @@ TEST(SimLaunch, ConfigurationErrorsAsCudaReportsThem) {
 
 TEST(SimLaunch, RecordsAllocationsCopiesAndLaunches) {
   ENTRY("launch.cu", recorded_run, int(const float*, float*, int));
-  runner::clear_records();
-  runner::start_recording();
+  records::clear_records();
+  records::start_recording();
   const int n = 200;
   std::vector<float> in(n, 1.5f), out(n, 0.0f);
   const int err = recorded_run(in.data(), out.data(), n);
-  runner::stop_recording();
-  const protocol::Records rec = runner::snapshot_records();
+  records::stop_recording();
+  const protocol::Records rec = records::snapshot_records();
   ASSERT_EQ(err, cudaSuccess);
   EXPECT_EQ(out, in);
   ASSERT_EQ(rec.allocations.size(), 3u);
@@ -372,7 +372,7 @@ TEST(SimLaunch, RecordsAllocationsCopiesAndLaunches) {
   EXPECT_EQ(rec.launches[1].kernel, "big_dynamic");
   EXPECT_EQ(rec.launches[1].dynamic_shared_bytes, 32 * sizeof(int));
   EXPECT_EQ(rec.launches[1].static_shared_bytes, 0u);
-  runner::clear_records();
+  records::clear_records();
 }
 
 TEST(SimLaunch, EveryLaunchFormRunsOnceAndDecoysDoNot) {
@@ -452,13 +452,13 @@ TEST(SimPoison, OncePerBlockNotOncePerPass) {
 
 TEST(SimPoison, StaticSharedBytesInRecordsAreUnchanged) {
   ENTRY("launch.cu", recorded_run, int(const float*, float*, int));
-  runner::clear_records();
-  runner::start_recording();
+  records::clear_records();
+  records::start_recording();
   std::vector<float> in(200, 1.5f), out(200, 0.0f);
   const int err = recorded_run(in.data(), out.data(), 200);
-  runner::stop_recording();
-  const protocol::Records rec = runner::snapshot_records();
-  runner::clear_records();
+  records::stop_recording();
+  const protocol::Records rec = records::snapshot_records();
+  records::clear_records();
   ASSERT_EQ(err, cudaSuccess);
   ASSERT_EQ(rec.launches.size(), 2u);
   // Four blocks each reach the declarations; block 0's first pass alone sizes them.
@@ -471,14 +471,14 @@ TEST(SimHostPointers, HostPointerArgumentIsAnIllegalAddress) {
   ENTRY("host_pointers.cu", launch_on_host_pointer, int(int*, int, int*));
   std::vector<int> data(32, 4);
   int later = -1;
-  runner::clear_records();
-  runner::start_recording();
+  records::clear_records();
+  records::start_recording();
   testing::internal::CaptureStderr();
   const int err = launch_on_host_pointer(data.data(), 32, &later);
   const std::string printed = testing::internal::GetCapturedStderr();
-  runner::stop_recording();
-  const protocol::Records rec = runner::snapshot_records();
-  runner::clear_records();
+  records::stop_recording();
+  const protocol::Records rec = records::snapshot_records();
+  records::clear_records();
   EXPECT_EQ(err, cudaErrorIllegalAddress);
   EXPECT_EQ(later, cudaErrorIllegalAddress);  // sticky, as after a fault on a GPU
   EXPECT_EQ(data, std::vector<int>(32, 4));   // the kernel did not run
@@ -536,16 +536,16 @@ TEST(SimSharedGuard, HistogramInBoundsCountsAndWritesNothingPast) {
 
 TEST(SimSharedGuard, WritePastAStaticArrayFailsTheLaunchNamingTheArray) {
   ENTRY("shared_guard.cu", histogram_of, int(int, int, int*, int*));
-  runner::clear_records();
-  runner::start_recording();
+  records::clear_records();
+  records::start_recording();
   int later = -1;
   int bin0 = -1;
   testing::internal::CaptureStderr();
   const int err = histogram_of(200, 100, &later, &bin0);  // bin 200 of 64: 544 bytes past the end
   const std::string printed = testing::internal::GetCapturedStderr();
-  runner::stop_recording();
-  const protocol::Records rec = runner::snapshot_records();
-  runner::clear_records();
+  records::stop_recording();
+  const protocol::Records rec = records::snapshot_records();
+  records::clear_records();
   EXPECT_EQ(err, cudaErrorLaunchFailure);
   EXPECT_EQ(later, cudaErrorLaunchFailure);  // sticky
   EXPECT_EQ(printed,

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "runner/device_checks.hpp"
-#include "runner/records.hpp"
+#include "records/records.hpp"
+#include "sim/control.hpp"
 
 namespace {
 
@@ -17,8 +17,8 @@ class SimRuntime : public ::testing::Test {
  protected:
   void TearDown() override {
     cudaGetLastError();
-    cudalab::runner::stop_recording();
-    cudalab::runner::clear_records();
+    cudalab::records::stop_recording();
+    cudalab::records::clear_records();
   }
 };
 
@@ -125,7 +125,7 @@ TEST_F(SimRuntime, PinnedMemoryIsHostSide) {
 }
 
 TEST_F(SimRuntime, RecordsOnlyWhileRecording) {
-  namespace records = cudalab::runner;
+  namespace records = cudalab::records;
   using cudalab::protocol::CopyKind;
   using cudalab::protocol::MemoryKind;
   records::clear_records();
@@ -167,7 +167,7 @@ TEST_F(SimRuntime, RecordsOnlyWhileRecording) {
 }
 
 TEST_F(SimRuntime, SwappedCopyIsExplainedAsSwapped) {
-  namespace records = cudalab::runner;
+  namespace records = cudalab::records;
   std::vector<float> host(100, 1.0f);
   float* d = nullptr;
   ASSERT_EQ(cudaMalloc(&d, 100 * sizeof(float)), cudaSuccess);
@@ -185,7 +185,7 @@ TEST_F(SimRuntime, SwappedCopyIsExplainedAsSwapped) {
 }
 
 TEST_F(SimRuntime, ManagedTwoDimensionalAndSymbolCopiesAreRecordedOnce) {
-  namespace records = cudalab::runner;
+  namespace records = cudalab::records;
   using cudalab::protocol::MemoryKind;
   records::clear_records();
   records::start_recording();
@@ -248,7 +248,7 @@ TEST_F(SimRuntime, ReadsPastAnAllocationAreNaN) {
 }
 
 TEST_F(SimRuntime, StreamOrderedAllocationsAreRecordedAndFreed) {
-  cudalab::runner::start_recording();
+  cudalab::records::start_recording();
   cudaStream_t s = nullptr;
   ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
   float* d = nullptr;
@@ -261,7 +261,7 @@ TEST_F(SimRuntime, StreamOrderedAllocationsAreRecordedAndFreed) {
             cudaErrorInvalidResourceHandle);
   EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
   EXPECT_EQ(cudaStreamDestroy(s), cudaSuccess);
-  const auto r = cudalab::runner::snapshot_records();
+  const auto r = cudalab::records::snapshot_records();
   ASSERT_EQ(r.allocations.size(), 1u);
   EXPECT_EQ(r.allocations[0].api, "cudaMallocAsync");
   EXPECT_EQ(r.allocations[0].bytes, 64 * sizeof(float));
@@ -277,65 +277,65 @@ TEST_F(SimRuntime, WorkOnAStreamNothingWaitedForIsReported) {
   float* d = nullptr;
   ASSERT_EQ(cudaMalloc(&d, 4 * sizeof(float)), cudaSuccess);
   float h[4];
-  (void)cudalab::runner::unfinished_stream_work();  // streams are numbered from solve's last return
+  (void)cudalab::sim::control::unfinished_stream_work();  // streams are numbered from solve's last return
   cudaStream_t blocking = nullptr, non_blocking = nullptr;
   ASSERT_EQ(cudaStreamCreate(&blocking), cudaSuccess);
   ASSERT_EQ(cudaStreamCreateWithFlags(&non_blocking, cudaStreamNonBlocking), cudaSuccess);
-  cudalab::runner::start_recording();
+  cudalab::records::start_recording();
 
   // Nothing waited: named, with the stream's number; then everything counts as finished.
   copy_out(h, d, non_blocking);
-  const std::string late = cudalab::runner::unfinished_stream_work();
+  const std::string late = cudalab::sim::control::unfinished_stream_work();
   EXPECT_NE(late.find("stream 2"), std::string::npos) << late;
   EXPECT_NE(late.find("cudaMemcpyAsync"), std::string::npos) << late;
   EXPECT_NE(late.find("cudaStreamSynchronize"), std::string::npos) << late;
-  const auto failed = cudalab::runner::snapshot_records().first_failed_call;
+  const auto failed = cudalab::records::snapshot_records().first_failed_call;
   ASSERT_TRUE(failed.has_value());
   EXPECT_EQ(failed->error, "cudaErrorNotReady");
-  EXPECT_EQ(cudalab::runner::unfinished_stream_work(), "");
+  EXPECT_EQ(cudalab::sim::control::unfinished_stream_work(), "");
 
   // Each of these waits for the copy.
   copy_out(h, d, non_blocking);
   ASSERT_EQ(cudaStreamSynchronize(non_blocking), cudaSuccess);
-  EXPECT_EQ(cudalab::runner::unfinished_stream_work(), "");
+  EXPECT_EQ(cudalab::sim::control::unfinished_stream_work(), "");
   copy_out(h, d, blocking);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  EXPECT_EQ(cudalab::runner::unfinished_stream_work(), "");
+  EXPECT_EQ(cudalab::sim::control::unfinished_stream_work(), "");
   cudaEvent_t e = nullptr;
   ASSERT_EQ(cudaEventCreate(&e), cudaSuccess);
   copy_out(h, d, non_blocking);
   ASSERT_EQ(cudaEventRecord(e, non_blocking), cudaSuccess);
   ASSERT_EQ(cudaEventSynchronize(e), cudaSuccess);
-  EXPECT_EQ(cudalab::runner::unfinished_stream_work(), "");
+  EXPECT_EQ(cudalab::sim::control::unfinished_stream_work(), "");
   // A stream that waits for the event, then is synchronised.
   copy_out(h, d, non_blocking);
   ASSERT_EQ(cudaEventRecord(e, non_blocking), cudaSuccess);
   ASSERT_EQ(cudaStreamWaitEvent(blocking, e, 0), cudaSuccess);
   ASSERT_EQ(cudaStreamSynchronize(blocking), cudaSuccess);
-  EXPECT_EQ(cudalab::runner::unfinished_stream_work(), "");
+  EXPECT_EQ(cudalab::sim::control::unfinished_stream_work(), "");
   // A synchronous copy on the legacy default stream waits for a blocking stream's work...
   copy_out(h, d, blocking);
   ASSERT_EQ(cudaMemcpy(h, d, sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
-  EXPECT_EQ(cudalab::runner::unfinished_stream_work(), "");
+  EXPECT_EQ(cudalab::sim::control::unfinished_stream_work(), "");
   // ... not for a non-blocking stream's, and not a copy issued after it.
   copy_out(h, d, non_blocking);
   ASSERT_EQ(cudaMemcpy(h, d, sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
-  EXPECT_NE(cudalab::runner::unfinished_stream_work(), "");
+  EXPECT_NE(cudalab::sim::control::unfinished_stream_work(), "");
   ASSERT_EQ(cudaMemcpy(h, d, sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
   copy_out(h, d, blocking);
-  EXPECT_NE(cudalab::runner::unfinished_stream_work(), "");
+  EXPECT_NE(cudalab::sim::control::unfinished_stream_work(), "");
   // An event recorded before the work does not cover it.
   ASSERT_EQ(cudaEventRecord(e, non_blocking), cudaSuccess);
   copy_out(h, d, non_blocking);
   ASSERT_EQ(cudaEventSynchronize(e), cudaSuccess);
-  EXPECT_NE(cudalab::runner::unfinished_stream_work(), "");
+  EXPECT_NE(cudalab::sim::control::unfinished_stream_work(), "");
   // Destroying a stream does not wait for it.
   copy_out(h, d, blocking);
   ASSERT_EQ(cudaStreamDestroy(blocking), cudaSuccess);
-  EXPECT_NE(cudalab::runner::unfinished_stream_work().find("since destroyed"), std::string::npos);
+  EXPECT_NE(cudalab::sim::control::unfinished_stream_work().find("since destroyed"), std::string::npos);
   // Work on the legacy default stream is the caller's to wait for (its next legacy call does).
   ASSERT_EQ(cudaMemsetAsync(d, 0, 4, 0), cudaSuccess);
-  EXPECT_EQ(cudalab::runner::unfinished_stream_work(), "");
+  EXPECT_EQ(cudalab::sim::control::unfinished_stream_work(), "");
 
   cudaEventDestroy(e);
   cudaStreamDestroy(non_blocking);
@@ -346,22 +346,22 @@ TEST_F(SimRuntime, CopiesPastANamedHostBufferAreRefusedAndNamed) {
   std::vector<int> data(100, 7);
   int* d = nullptr;
   ASSERT_EQ(cudaMalloc(&d, 1000 * sizeof(int)), cudaSuccess);
-  cudalab::runner::name_host_buffers({{"data", data.data(), data.size() * sizeof(int)}});
-  cudalab::runner::start_recording();
+  cudalab::records::name_host_buffers({{"data", data.data(), data.size() * sizeof(int)}});
+  cudalab::records::start_recording();
   EXPECT_EQ(cudaMemcpy(d, data.data(), 100 * sizeof(int), cudaMemcpyHostToDevice), cudaSuccess);
   EXPECT_EQ(cudaMemcpy(d, data.data() + 50, 51 * sizeof(int), cudaMemcpyHostToDevice), cudaErrorInvalidValue);
-  auto failed = cudalab::runner::snapshot_records().first_failed_call;
+  auto failed = cudalab::records::snapshot_records().first_failed_call;
   ASSERT_TRUE(failed.has_value());
   EXPECT_NE(failed->cause.find("cudaMemcpy reads 204 bytes from the host buffer `data` of 400 bytes"),
             std::string::npos)
       << failed->cause;
-  cudalab::runner::clear_records();
+  cudalab::records::clear_records();
   EXPECT_EQ(cudaMemcpy(data.data(), d, 1000 * sizeof(int), cudaMemcpyDeviceToHost), cudaErrorInvalidValue);
-  failed = cudalab::runner::snapshot_records().first_failed_call;
+  failed = cudalab::records::snapshot_records().first_failed_call;
   ASSERT_TRUE(failed.has_value());
   EXPECT_NE(failed->cause.find("writes 4000 bytes to the host buffer `data`"), std::string::npos) << failed->cause;
   EXPECT_EQ(data[99], 7);  // nothing was copied
-  cudalab::runner::name_host_buffers({});
+  cudalab::records::name_host_buffers({});
   cudaGetLastError();
   cudaFree(d);
 }

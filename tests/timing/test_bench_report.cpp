@@ -391,16 +391,5 @@ TEST(BenchTable, ColumnsAlignAndNotesExplainUnsettledResults) {
   EXPECT_EQ(text.find("02_vector_add n=100000000:"), std::string::npos) << "a settled result needs no note";
 }
 
-TEST(FormatSeconds, PicksAUnitAndFourDigits) {
-  EXPECT_EQ(format_seconds(1.234e-3), "1.234 ms");
-  EXPECT_EQ(format_seconds(12.3456e-6), "12.35 µs");
-  EXPECT_EQ(format_seconds(456.78e-9), "456.8 ns");
-  EXPECT_EQ(format_seconds(999.96e-6), "1.000 ms");  // rounds up into the next unit
-  EXPECT_EQ(format_seconds(2), "2.000 s");
-  EXPECT_EQ(format_seconds(1234.7), "1235 s");
-  EXPECT_EQ(format_seconds(0.5e-9), "0.500 ns");
-  EXPECT_EQ(format_seconds(NAN), "-");
-}
-
 }  // namespace
 }  // namespace cudalab

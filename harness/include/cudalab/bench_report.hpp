@@ -51,10 +51,6 @@ void write_bench_csv(std::ostream& out, const BenchResults& results);
 /// terminal table's columns, ready to paste into docs/performance.md.
 void write_bench_markdown(std::ostream& out, const BenchResults& results);
 
-/// A time with a unit chosen so that it reads as 1 to 999, four significant digits: "1.234 ms",
-/// "12.35 µs", "2.000 s"; "-" for NaN.
-std::string format_seconds(double seconds);
-
 /// `field` as one RFC 4180 CSV field: quoted when it holds a comma, a quote, CR or LF, with
 /// quotes doubled.
 std::string csv_field(std::string_view field);

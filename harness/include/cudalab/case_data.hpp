@@ -15,6 +15,12 @@
 
 namespace cudalab {
 
+/// Fills an output buffer with a pattern no correct kernel writes: a NaN with a recognisable
+/// payload for floats, 0x7EADBEEF for ints.
+void poison(Buffer& buffer);
+/// Whether element `i` still holds the poison pattern.
+bool is_poison(const Buffer& buffer, std::size_t i);
+
 /// One input set of one case: its buffers (outputs poisoned) and, computed alongside, what a
 /// correct submission produces from them.
 struct CaseData {

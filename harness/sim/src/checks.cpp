@@ -28,7 +28,7 @@
 
 #include "internal.hpp"
 #include "profile.hpp"
-#include "runner/device_checks.hpp"
+#include "sim/control.hpp"
 
 namespace cudalab::sim::checks {
 
@@ -796,19 +796,17 @@ void report(protocol::FindingKind kind, const std::string& where, int line, std:
 
 }  // namespace cudalab::sim::checks
 
-// ---- the runner's interface (runner/device_checks.hpp) ----
-namespace cudalab::runner {
+// ---- the control API (sim/control.hpp) ----
+namespace cudalab::sim::control {
 
 namespace checks = cudalab::sim::checks;
 
-bool device_checks_available() { return true; }
-
-void enable_device_checks(bool on) { checks::active = on; }
+void enable_checks(bool on) { checks::active = on; }
 
 void forbid_host_memory_in_kernels(bool on) { checks::host_memory_is_finding = on; }
 
-void name_device_buffer(const void* allocation, const void* buffer, std::size_t bytes, std::size_t element,
-                        const std::string& name, bool initialized) {
+void name_buffer(const void* allocation, const void* buffer, std::size_t bytes, std::size_t element,
+                 const std::string& name, bool initialized) {
   auto& g = checks::global();
   std::lock_guard lock(g.mutex);
   checks::Region* r = checks::find_region(reinterpret_cast<std::uintptr_t>(allocation));
@@ -831,7 +829,7 @@ std::vector<protocol::Finding> take_findings() {
   return out;
 }
 
-}  // namespace cudalab::runner
+}  // namespace cudalab::sim::control
 
 // ---- what the checked build calls ----
 // GCC's -fsanitize=thread instrumentation: a call before every load and store of the module (no

@@ -40,8 +40,8 @@
 
 #include "checks.hpp"
 #include "internal.hpp"
-#include "runner/device_checks.hpp"
-#include "runner/records.hpp"
+#include "records/records.hpp"
+#include "sim/control.hpp"
 
 #if defined(__SANITIZE_THREAD__)
 #define CUDALAB_SIM_TSAN 1
@@ -744,12 +744,12 @@ unsigned host_workers() {
 
 }  // namespace cudalab::sim
 
-namespace cudalab::runner {
+namespace cudalab::sim::control {
 void set_thread_order(protocol::ThreadOrder order, std::uint64_t seed) {
   sim::thread_order = order;
   sim::thread_order_seed = seed;
 }
-}  // namespace cudalab::runner
+}  // namespace cudalab::sim::control
 
 using namespace cudalab::sim;
 
@@ -805,7 +805,7 @@ void cudalab_sim_launch(const cudalab_sim_launch_desc* desc, void (*thunk)(void*
     std::fflush(stderr);
     char config[96];
     std::snprintf(config, sizeof config, "<<<(%u,%u,%u), (%u,%u,%u)>>>", g.x, g.y, g.z, b.x, b.y, b.z);
-    cudalab::runner::record_failed_call(
+    cudalab::records::record_failed_call(
         {desc->name + std::string(config) + "(" + (desc->arg_text ? desc->arg_text : "") + ")",
          "cudaErrorIllegalAddress", cause});
     record_launch(*desc, 0);
@@ -850,7 +850,7 @@ void cudalab_sim_launch(const cudalab_sim_launch_desc* desc, void (*thunk)(void*
       // Corrupted shared memory is the launch's own fault: the report leads with it.
       char config[96];
       std::snprintf(config, sizeof config, "<<<(%u,%u,%u), (%u,%u,%u)>>>", g.x, g.y, g.z, b.x, b.y, b.z);
-      cudalab::runner::record_failed_call(
+      cudalab::records::record_failed_call(
           {desc->name + std::string(config) + "(" + (desc->arg_text ? desc->arg_text : "") + ")",
            "cudaErrorLaunchFailure", job.message});
     }

@@ -28,7 +28,7 @@
 #include <utility>
 #include <vector>
 
-#include "runner/device_checks.hpp"
+#include "sim/control.hpp"
 
 namespace cudalab::sim::profile {
 
@@ -562,8 +562,8 @@ protocol::AccessProfile take() {
 
 }  // namespace cudalab::sim::profile
 
-// ---- the runner's interface (runner/device_checks.hpp) ----
-namespace cudalab::runner {
+// ---- the control API (sim/control.hpp) ----
+namespace cudalab::sim::control {
 
 void count_accesses(bool on, unsigned sm_count, bool every_block) {
   sim::profile::active = on;
@@ -573,4 +573,4 @@ void count_accesses(bool on, unsigned sm_count, bool every_block) {
 
 protocol::AccessProfile take_access_profile() { return sim::profile::take(); }
 
-}  // namespace cudalab::runner
+}  // namespace cudalab::sim::control

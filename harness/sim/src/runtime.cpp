@@ -21,8 +21,8 @@
 #include "checks.hpp"
 #include "internal.hpp"
 #include "profile.hpp"
-#include "runner/device_checks.hpp"
-#include "runner/records.hpp"
+#include "records/records.hpp"
+#include "sim/control.hpp"
 
 // Work runs at its call here, but a stream keeps what a GPU would still have queued on it: an
 // operation is pending until the host waits for it (a synchronize, a query that succeeded, a
@@ -236,7 +236,7 @@ void stream_work(cudaStream_t stream, std::string what, bool host_waits) {
   if (host_waits) host_waited(s, wait_clock(s, st));
 }
 
-namespace records = cudalab::runner;
+namespace records = cudalab::records;
 
 /// The record keeper's name for a space (symbols are never recorded as allocations).
 protocol::MemoryKind memory_kind(Space space) {
@@ -452,7 +452,7 @@ bool device_accessible(const void* p) {
 
 void record_launch(const cudalab_sim_launch_desc& d, std::size_t static_shared) {
   stream_work(d.stream, std::string("kernel '") + d.name + "'", false);
-  if (!runner::recording()) return;
+  if (!records::recording()) return;
   protocol::Launch r;
   r.kernel = d.name;
   r.grid[0] = d.grid.x;
@@ -464,7 +464,7 @@ void record_launch(const cudalab_sim_launch_desc& d, std::size_t static_shared) 
   r.dynamic_shared_bytes = d.shmem;
   r.static_shared_bytes = static_shared;
   r.stream = reinterpret_cast<std::uintptr_t>(d.stream);
-  runner::record_launch(std::move(r));
+  records::record_launch(std::move(r));
 }
 
 void record_invalid_configuration(const cudalab_sim_launch_desc& d) {
@@ -597,8 +597,8 @@ cudaError_t cudalab_sim_memcpy_symbol(void* symbol, size_t symbol_size, void* bu
   }
   const int k = to_symbol ? (buffer_on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
                           : (buffer_on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost);
-  cudalab::runner::record_copy(to_symbol ? "cudaMemcpyToSymbol" : "cudaMemcpyFromSymbol", k, to_symbol ? sym : buffer,
-                               to_symbol ? buffer : sym, count);
+  cudalab::records::record_copy(to_symbol ? "cudaMemcpyToSymbol" : "cudaMemcpyFromSymbol", k, to_symbol ? sym : buffer,
+                                to_symbol ? buffer : sym, count);
   stream_work(nullptr, "", !buffer_on_device);
   return cudaSuccess;
 }
@@ -994,12 +994,12 @@ cudaError_t cudaFuncSetCacheConfig(const void* func, enum cudaFuncCache) {
 
 }  // extern "C"
 
-// ---- the runner's question when solve returns (runner/device_checks.hpp) ----
-cudaError_t cudalab::runner::allocate_guarded_buffer(void** ptr, std::size_t bytes) {
+// ---- the control API's allocation and question when solve returns (sim/control.hpp) ----
+cudaError_t cudalab::sim::control::allocate_guarded_buffer(void** ptr, std::size_t bytes) {
   return allocate("cudaMalloc", ptr, bytes, Space::device, true);
 }
 
-std::string cudalab::runner::unfinished_stream_work() {
+std::string cudalab::sim::control::unfinished_stream_work() {
   State& s = state();
   protocol::Finding f;
   std::uintptr_t pc = 0;

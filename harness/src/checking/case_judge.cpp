@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "cudalab/judge.hpp"
+#include "cudalab/text.hpp"
 
 namespace cudalab {
 
@@ -84,7 +85,7 @@ bool judge_bounds(const Case& c, const std::vector<Buffer>& like, const protocol
                           : fmt::format("{}[{}]", name, count + first) +
                                 (last > first ? fmt::format(" to {}[{}]", name, count + last) : std::string());
     }
-    parts.push_back(fmt::format("{} {} {}{}", describe_bytes(static_cast<double>(o.changed)),
+    parts.push_back(fmt::format("{} {} {}{}", format_bytes(static_cast<double>(o.changed)),
                                 o.before ? "before the start of" : "past the end of", name,
                                 elements.empty() ? "" : " (" + elements + ")"));
   }
@@ -134,7 +135,7 @@ void judge_outputs(const Task& task, const Case& c, const std::vector<Buffer>& o
     if (leaked > 0) {
       r.verdict = Verdict::device_leak;
       r.message = fmt::format("{} device allocation{} ({}) not freed at {}: call cudaFree for every cudaMalloc", leaked,
-                              leaked == 1 ? "" : "s", describe_bytes(leaked_bytes), c.label());
+                              leaked == 1 ? "" : "s", format_bytes(leaked_bytes), c.label());
       return;
     }
   }

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "cudalab/explain.hpp"
+#include "cudalab/text.hpp"
 #include "units.hpp"
 
 namespace cudalab {
@@ -19,13 +20,6 @@ namespace {
 constexpr std::size_t kMaxLinesShown = 16;
 /// Barrier intervals a kernel's line lists.
 constexpr std::size_t kMaxIntervalsShown = 10;
-
-std::string seconds_text(double s) {
-  if (s >= 1) return fmt::format("{:.2f} s", s);
-  if (s >= 1e-3) return fmt::format("{:.2f} ms", s * 1e3);
-  if (s >= 1e-6) return fmt::format("{:.2f} µs", s * 1e6);
-  return fmt::format("{:.0f} ns", s * 1e9);
-}
 
 std::string blocks_text(std::uint64_t blocks) { return fmt::format("{} block{}", blocks, blocks == 1 ? "" : "s"); }
 
@@ -106,17 +100,17 @@ void write_explain_report(std::ostream& out, const std::vector<ExplainResult>& r
           << fmt::format(
                  " no problem found: an estimated {} a call where the "
                  "task needs {} at the least ({})\n",
-                 seconds_text(r.estimated_s), seconds_text(r.best_s), factor_text(r));
+                 estimate_seconds(r.estimated_s), estimate_seconds(r.best_s), factor_text(r));
     } else {
       out << "  " << paint(style.color, bad, "✗")
           << fmt::format(" {} problem{}: an estimated {} a call where the task needs {} at the least ({})\n",
-                         r.findings.size(), r.findings.size() == 1 ? "" : "s", seconds_text(r.estimated_s),
-                         seconds_text(r.best_s), factor_text(r));
+                         r.findings.size(), r.findings.size() == 1 ? "" : "s", estimate_seconds(r.estimated_s),
+                         estimate_seconds(r.best_s), factor_text(r));
     }
     for (std::size_t i = 0; i < r.findings.size(); ++i) {
       const ExplainFinding& f = r.findings[i];
       out << fmt::format("  {}. {} ({}, costs about {} a call)\n", i + 1, f.message, explain_kind_name(f.kind),
-                         seconds_text(f.cost_s));
+                         estimate_seconds(f.cost_s));
       out << "     " << paint(style.color, cyan, "fix:") << ' ' << f.fix << '\n';
     }
     for (const auto& k : r.kernels) {
@@ -129,8 +123,9 @@ void write_explain_report(std::ostream& out, const std::vector<ExplainResult>& r
           k.shared_bytes == 0 ? "no shared memory" : kib_text(k.shared_bytes) + " of shared memory per block");
       out << fmt::format(
           "    estimated {}: global memory {}, shared memory {}, memory requests {}, FLOPs {}{}\n",
-          seconds_text(k.estimate.total()), seconds_text(k.estimate.dram_s), seconds_text(k.estimate.shared_s),
-          seconds_text(k.estimate.issue_s), seconds_text(k.estimate.flops_s),
+          estimate_seconds(k.estimate.total()), estimate_seconds(k.estimate.dram_s),
+          estimate_seconds(k.estimate.shared_s), estimate_seconds(k.estimate.issue_s),
+          estimate_seconds(k.estimate.flops_s),
           k.active_sms < r.target.sms
               ? fmt::format(" (a grid of {} keeps {} of the {} SMs busy)",
                             blocks_text(k.blocks / std::max<std::size_t>(k.launches, 1)), k.active_sms, r.target.sms)
@@ -153,8 +148,8 @@ void write_explain_report(std::ostream& out, const std::vector<ExplainResult>& r
                        r.needed.flops > 0
                            ? fmt::format(" and {} (FLOPs are not counted on the simulator)", flops_text(r.needed.flops))
                            : "");
-    out << fmt::format("  roofline on the {}: at best {} ({}); estimated {}\n", r.target.name, seconds_text(r.best_s),
-                       bound_text(r), seconds_text(r.estimated_s));
+    out << fmt::format("  roofline on the {}: at best {} ({}); estimated {}\n", r.target.name,
+                       estimate_seconds(r.best_s), bound_text(r), estimate_seconds(r.estimated_s));
     if (!r.registers_note.empty()) out << "  " << r.registers_note << '\n';
     if (r.truncated) out << "  (the run had more access sites than a reply carries: some are left out)\n";
     if (style.verbose) {

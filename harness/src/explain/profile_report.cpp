@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "cudalab/profile.hpp"
+#include "cudalab/text.hpp"
 #include "units.hpp"
 
 namespace cudalab {
@@ -22,12 +23,6 @@ namespace {
 constexpr double kAgreement = 0.10;
 
 bool agree(double a, double b) { return std::abs(a - b) <= kAgreement * std::max(std::abs(a), std::abs(b)) + 0.01; }
-
-std::string seconds_text(double s) {
-  if (s >= 1e-3) return fmt::format("{:.2f} ms", s * 1e3);
-  if (s >= 1e-6) return fmt::format("{:.1f} µs", s * 1e6);
-  return fmt::format("{:.0f} ns", s * 1e9);
-}
 
 std::string identifier(const std::string& name) { return name.substr(0, name.find('<')); }
 
@@ -178,7 +173,7 @@ std::vector<Row> rows_of(const KernelCounters* gpu, const KernelCounters* sim) {
        [](double v) { return fmt::format("{:.1f}", v); }, false},
       {"branches whole warps take one way", field(gpu, &K::branch_uniformity), std::nullopt, 1.0, percent_text, false},
       {"device memory read and written", field(gpu, &K::dram_bytes), std::nullopt, std::nullopt, bytes_text, false},
-      {"time", field(gpu, &K::duration_s), field(sim, &K::duration_s), std::nullopt, seconds_text, false},
+      {"time", field(gpu, &K::duration_s), field(sim, &K::duration_s), std::nullopt, estimate_seconds, false},
   };
   // A row neither side has a number for (shared memory in a kernel without any) is left out.
   std::erase_if(rows, [](const Row& row) { return !row.gpu && !row.sim; });

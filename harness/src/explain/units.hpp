@@ -10,7 +10,12 @@
 #include <fmt/color.h>
 #include <fmt/format.h>
 
+#include "cudalab/text.hpp"
+
 namespace cudalab {
+
+/// An estimated time: three significant digits ("4.17 µs", "511 ns"), as estimates deserve.
+inline std::string estimate_seconds(double s) { return format_seconds(s, 3); }
 
 /// Bytes in decimal units, as bandwidths are quoted: "370.7 KB", "27.16 MB".
 inline std::string bytes_text(double bytes) {

@@ -1,6 +1,7 @@
 #include "cudalab/bench_report.hpp"
 
 #include "cudalab/protocol.hpp"
+#include "cudalab/text.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -14,30 +15,6 @@ namespace cudalab {
 using nlohmann::json;
 
 namespace {
-
-/// `v` rounded to `digits` significant digits, so that 999.96 is taken as 1000 before choosing
-/// decimals or units.
-double round_significant(double v, int digits = 4) {
-  if (v == 0 || !std::isfinite(v)) return v;
-  const std::string text = fmt::format("{:.{}e}", v, digits - 1);
-  double rounded = v;
-  std::from_chars(text.data(), text.data() + text.size(), rounded);  // locale-independent, unlike stod
-  return rounded;
-}
-
-/// Four significant digits without an exponent: 0.1235, 1.235, 12.35, 123.5, 1235.
-std::string format_significant(double v) {
-  v = round_significant(v);
-  if (v == 0) return "0";
-  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
-  return fmt::format("{:.{}f}", v, std::clamp(3 - magnitude, 0, 3));
-}
-
-/// Three significant digits, at least one decimal: "29.0%", "1.23%", "0.0325%".
-std::string format_percent(double percent) {
-  const double magnitude = percent == 0 ? 0 : std::floor(std::log10(std::fabs(round_significant(percent, 3))));
-  return fmt::format("{:.{}f}%", percent, std::clamp(2 - static_cast<int>(magnitude), 1, 4));
-}
 
 std::string format_speedup(double x) { return fmt::format("{:.{}f}×", x, x >= 100 ? 0 : x >= 10 ? 1 : 2); }
 
@@ -173,22 +150,6 @@ std::string markdown_cell(const std::string& s) {
 }
 
 }  // namespace
-
-std::string format_seconds(double seconds) {
-  if (!finite(seconds)) return "-";
-  struct Unit {
-    double scale;
-    const char* name;
-  };
-  static constexpr Unit kUnits[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "µs"}, {1e-9, "ns"}};
-  const double rounded = round_significant(seconds);
-  for (const auto& u : kUnits) {
-    if (std::fabs(rounded) >= u.scale || u.scale == 1e-9) {
-      return fmt::format("{} {}", format_significant(rounded / u.scale), u.name);
-    }
-  }
-  return "-";
-}
 
 std::string csv_field(std::string_view field) {
   if (field.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(field);

@@ -18,9 +18,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cudalab/bench_report.hpp"
 #include "cudalab/paths.hpp"
 #include "cudalab/process.hpp"
+#include "cudalab/text.hpp"
 
 namespace cudalab {
 

@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "cudalab/case_data.hpp"
-#include "cudalab/exercise_check.hpp"
 #include "cudalab/parallel.hpp"
 #include "cudalab/process.hpp"
 #include "cudalab/protocol.hpp"
+#include "cudalab/runner_call.hpp"
 #include "cudalab/sandbox.hpp"
 
 namespace cudalab {
@@ -189,8 +189,5 @@ void name_blocked(std::vector<std::string>& named, CaseResult& r);
 /// The sandbox of one runner process into `box`; throws SetupError if it cannot be made (the
 /// machine's fault: no submission code has run).
 void make_box(const RunnerCall& call, std::optional<RunnerSandbox>& box);
-
-/// "1.5 MiB", "12 bytes".
-std::string describe_bytes(double bytes);
 
 }  // namespace cudalab

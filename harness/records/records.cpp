@@ -1,11 +1,11 @@
-#include "records.hpp"
+#include "records/records.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <mutex>
 
-namespace cudalab::runner {
+namespace cudalab::records {
 
 namespace {
 
@@ -259,4 +259,4 @@ protocol::FailedCall explain_failed_memset(const char* api, const void* ptr, int
   return f;
 }
 
-}  // namespace cudalab::runner
+}  // namespace cudalab::records

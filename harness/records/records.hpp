@@ -12,7 +12,7 @@
 
 #include "cudalab/protocol.hpp"
 
-namespace cudalab::runner {
+namespace cudalab::records {
 
 /// Records are kept only between start_recording() and stop_recording(): the runner's own calls
 /// (uploading inputs, timing) are not the submission's.
@@ -76,4 +76,4 @@ void name_host_buffers(std::vector<HostBuffer> buffers);
 [[nodiscard]] protocol::FailedCall explain_failed_memset(const char* api, const void* ptr, int value, std::size_t bytes,
                                                          const char* error);
 
-}  // namespace cudalab::runner
+}  // namespace cudalab::records

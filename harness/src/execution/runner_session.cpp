@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "cudalab/paths.hpp"
+#include "cudalab/text.hpp"
 
 namespace cudalab {
 
@@ -216,12 +217,6 @@ protocol::Spec make_spec(const RunnerCall& call, const SetViews& sets, const Sha
   return spec;
 }
 
-std::string describe_bytes(double bytes) {
-  if (bytes >= 1 << 20) return fmt::format("{:.1f} MiB", bytes / (1 << 20));
-  if (bytes >= 1 << 10) return fmt::format("{:.1f} KiB", bytes / (1 << 10));
-  return fmt::format("{} bytes", bytes);
-}
-
 /// Starts the runner on `spec` inside `box` and waits for it. `clock` (bench) gets the marks of
 /// the clock pipe; `on_reply` is called as each reply line arrives (check: one per case). With
 /// `at_gate` (bench, Spec::gate), the runner stops once it is ready to time (and, in rounds, after
@@ -298,7 +293,7 @@ CaseResult ended_without_reply(const RunnerSandbox& box, const RunnerCall& call,
   if (p.result_overflow) {
     r.verdict = Verdict::runner_error;
     r.message = fmt::format("the runner's reply at {} was longer than {}: did solve write to file descriptor {}?",
-                            c.label(), describe_bytes(static_cast<double>(run.max_result_bytes)), protocol::kReplyFd);
+                            c.label(), format_bytes(static_cast<double>(run.max_result_bytes)), protocol::kReplyFd);
     return r;
   }
   switch (p.status) {
@@ -313,7 +308,7 @@ CaseResult ended_without_reply(const RunnerSandbox& box, const RunnerCall& call,
     case ProcessResult::Status::output_flood:
       r.verdict = Verdict::output_flood;
       r.message = fmt::format("printed more than {} at {} and was stopped: remove debugging output",
-                              describe_bytes(static_cast<double>(call.max_output_bytes)), c.label());
+                              format_bytes(static_cast<double>(call.max_output_bytes)), c.label());
       r.details = run.shown_output;
       return r;
     case ProcessResult::Status::spawn_failed:  // before any of the submission's code

@@ -25,6 +25,7 @@
 #include <fmt/format.h>
 
 #include "cudalab/paths.hpp"
+#include "cudalab/text.hpp"
 
 extern char** environ;
 
@@ -104,12 +105,6 @@ std::uint64_t sim_workers() {
   const std::string v = env_value(kSimThreadsVariable);
   const std::uint64_t hw = std::max(1U, std::thread::hardware_concurrency());
   return all_digits(v) ? std::max<std::uint64_t>(hw, std::strtoull(v.c_str(), nullptr, 10)) : hw;
-}
-
-std::string describe_bytes(std::uint64_t bytes) {
-  if (bytes >= (std::uint64_t{1} << 30) && bytes % (std::uint64_t{1} << 30) == 0)
-    return fmt::format("{} GiB", bytes >> 30);
-  return fmt::format("{} MiB", bytes >> 20);
 }
 
 /// Folders the runner never opens up whole: the project (its solutions), the module cache (every
@@ -239,8 +234,9 @@ std::string describe_sandbox(Backend backend, std::chrono::milliseconds timeout)
   parts.push_back(s.seccomp ? "seccomp (no new processes, no sockets, no ptrace, no exec)"
                             : "no seccomp (" + s.seccomp_missing + ")");
   const ResourceLimits l = sandbox_limits(backend, timeout);
-  std::string limits = fmt::format("CPU {} s, file {}", *l.cpu_seconds, describe_bytes(*l.file_size_bytes));
-  if (l.address_space_bytes) limits += ", address space " + describe_bytes(*l.address_space_bytes);
+  std::string limits =
+      fmt::format("CPU {} s, file {}", *l.cpu_seconds, format_bytes(static_cast<double>(*l.file_size_bytes)));
+  if (l.address_space_bytes) limits += ", address space " + format_bytes(static_cast<double>(*l.address_space_bytes));
   limits += fmt::format(", open files {}, processes +{}", *l.open_files, kProcessMargin);
   parts.push_back("limits (" + limits + ")");
   parts.emplace_back("clean environment");
@@ -316,7 +312,8 @@ std::optional<std::string> RunnerSandbox::explain_signal(int signal) const {
   if (!enabled_) return std::nullopt;
   switch (signal) {
     case SIGXFSZ:
-      return fmt::format("wrote a file larger than the {} the sandbox allows", describe_bytes(kSandboxFileSizeBytes));
+      return fmt::format("wrote a file larger than the {} the sandbox allows",
+                         format_bytes(static_cast<double>(kSandboxFileSizeBytes)));
     case SIGXCPU:
       return fmt::format("used more than the {} s of CPU time the sandbox allows", limits_.cpu_seconds.value_or(0));
     case SIGSYS:

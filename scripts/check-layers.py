@@ -18,13 +18,13 @@ HEADERS = {
     "contract": ["task.hpp", "registry.hpp", "verdict.hpp"],
     "support": ["paths.hpp", "files.hpp", "sampling.hpp", "process.hpp", "parallel.hpp", "errors.hpp",
                 "file_watch.hpp", "text.hpp"],
-    "wire": ["protocol.hpp", "access_profile.hpp"],
+    "wire": ["protocol.hpp", "access_profile.hpp", "access_trace.hpp"],
     "toolchains": ["toolchain.hpp", "backend.hpp", "gpu_probe.hpp", "detail/module_cache.hpp"],
     "execution": ["sandbox.hpp", "case_data.hpp", "runner_call.hpp", "detail/runner_session.hpp"],
     "checking": ["judge.hpp", "exercise_check.hpp", "findings.hpp", "status_store.hpp", "timeline.hpp",
                  "detail/case_judge.hpp"],
     "timing": ["timing.hpp", "exercise_bench.hpp", "ladder.hpp"],
-    "explain": ["explain.hpp", "profile.hpp"],
+    "explain": ["explain.hpp", "profile.hpp", "show.hpp"],
     "reports": ["report.hpp", "diagnostics.hpp", "bench_report.hpp"],
 }
 

@@ -57,7 +57,11 @@ class MatmulTask final : public Task {
   [[nodiscard]] std::vector<Buffer> make_buffers(const Case& c, Rng& rng) const override {
     const std::size_t M = dim_size(c, "M"), N = dim_size(c, "N"), K = dim_size(c, "K");
     Buffer A = Buffer::make("A", DType::f32, Role::input, M * K);
+    A.rows = static_cast<int>(M);  // its shape, for `cudalab show`'s pictures
+    A.cols = static_cast<int>(K);
     Buffer B = Buffer::make("B", DType::f32, Role::input, K * N);
+    B.rows = static_cast<int>(K);  // its shape, for `cudalab show`'s pictures
+    B.cols = static_cast<int>(N);
     // Small positive offsets keep the row·column sums away from zero (a zero result hides
     // everything) and differ between A and B so that A·A or B·B patterns stand out.
     fill_uniform(A.f32(), -1.0f + 0.125f, 1.0f + 0.125f, rng);

@@ -69,6 +69,8 @@ class Scale2dTask final : public Task {
   [[nodiscard]] std::vector<Buffer> make_buffers(const Case& c, Rng& rng) const override {
     const std::size_t M = dim_size(c, "M"), N = dim_size(c, "N");
     Buffer A = Buffer::make("A", DType::f32, Role::input, M * N);
+    A.rows = static_cast<int>(M);  // its shape, for `cudalab show`'s pictures
+    A.cols = static_cast<int>(N);
     Buffer s = Buffer::make("s", DType::f32, Role::input, M);
     fill_uniform(A.f32(), -1.0f, 1.0f, rng);
     // Factors in [2, 4): each row's differs from 1 (a copy cannot pass) and from its neighbours'

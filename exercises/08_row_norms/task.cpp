@@ -43,6 +43,8 @@ class RowNormsTask final : public Task {
   [[nodiscard]] std::vector<Buffer> make_buffers(const Case& c, Rng& rng) const override {
     const std::size_t M = dim_size(c, "M"), N = dim_size(c, "N");
     Buffer A = Buffer::make("A", DType::f32, Role::input, M * N);
+    A.rows = static_cast<int>(M);  // its shape, for `cudalab show`'s pictures
+    A.cols = static_cast<int>(N);
     // The offset keeps the rows' norms away from 1, so that a missing square root shows, and
     // every row differs from its neighbours, so that a row computed twice or skipped shows.
     fill_uniform(A.f32(), -1.0f + 0.25f, 1.0f + 0.25f, rng);

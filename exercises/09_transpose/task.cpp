@@ -42,6 +42,8 @@ class TransposeTask final : public Task {
   [[nodiscard]] std::vector<Buffer> make_buffers(const Case& c, Rng& rng) const override {
     const std::size_t M = dim_size(c, "M"), N = dim_size(c, "N");
     Buffer A = Buffer::make("A", DType::f32, Role::input, M * N);
+    A.rows = static_cast<int>(M);  // its shape, for `cudalab show`'s pictures
+    A.cols = static_cast<int>(N);
     // Random floats are all different, so every element of B tells where it was read from: a
     // copy, a misplaced tile or a wrong row length each leave their own pattern (see diagnose).
     fill_uniform(A.f32(), -1.0f + 0.5f, 1.0f + 0.5f, rng);

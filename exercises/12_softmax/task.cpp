@@ -78,6 +78,8 @@ class SoftmaxTask final : public Task {
   [[nodiscard]] std::vector<Buffer> make_buffers(const Case& c, Rng& rng) const override {
     const std::size_t M = dim_size(c, "M"), N = dim_size(c, "N");
     Buffer X = Buffer::make("X", DType::f32, Role::input, M * N);
+    X.rows = static_cast<int>(M);  // its shape, for `cudalab show`'s pictures
+    X.cols = static_cast<int>(N);
     auto x = X.f32();
     fill_uniform(x, -10.0f, 10.0f, rng);
     std::vector<float> offsets(M), spikes(M);

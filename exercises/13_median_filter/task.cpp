@@ -91,6 +91,8 @@ class MedianFilterTask final : public Task {
   [[nodiscard]] std::vector<Buffer> make_buffers(const Case& c, Rng& rng) const override {
     const std::size_t H = dim_size(c, "H"), W = dim_size(c, "W");
     Buffer image = Buffer::make("image", DType::f32, Role::input, H * W);
+    image.rows = static_cast<int>(H);  // its shape, for `cudalab show`'s pictures
+    image.cols = static_cast<int>(W);
     auto px = image.f32();
     std::vector<float> noise(H * W), impulse(H * W);
     fill_uniform(noise, 0.0f, 0.125f, rng);

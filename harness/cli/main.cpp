@@ -31,12 +31,14 @@
 #include "cudalab/exercise_check.hpp"
 #include "cudalab/explain.hpp"
 #include "cudalab/file_watch.hpp"
+#include "cudalab/files.hpp"
 #include "cudalab/ladder.hpp"
 #include "cudalab/paths.hpp"
 #include "cudalab/profile.hpp"
 #include "cudalab/registry.hpp"
 #include "cudalab/report.hpp"
 #include "cudalab/sandbox.hpp"
+#include "cudalab/show.hpp"
 #include "cudalab/status_store.hpp"
 #include "cudalab/text.hpp"
 #include "cudalab/toolchain.hpp"
@@ -873,6 +875,88 @@ int run_explain(const ExplainArgs& args) {
   return kExitPassed;
 }
 
+constexpr DocPage kShowPage{"md_docs_show.html", "docs/show.md", "See what each thread did"};
+
+struct ShowArgs {
+  Selection selection;
+  std::vector<std::int64_t> sizes;
+  std::uint64_t seed = 1;
+  std::int64_t block = -1;
+  bool text = false;
+  std::string output;
+  std::string svg;
+  double timeout_s = 60;
+};
+
+/// `cudalab show`'s options, on `app`.
+CLI::App* add_show_command(CLI::App& app, ShowArgs& args) {
+  auto* show = app.add_subcommand(
+      "show",
+      "Draw what each thread of a kernel did, from one run on the simulator at a small size: which thread read "
+      "and wrote which element between which barriers, with the findings (races, out-of-bounds accesses, "
+      "elements never written) on the picture; an HTML page, or text with --text");
+  add_selection_options(show, args.selection, "Show");
+  show->remove_option(show->get_option("--all"));
+  show->remove_option(show->get_option("--tf32"));
+  show->add_option("--size", args.sizes,
+                   "Run at the check whose first dimension (n or M) is this; default: the smallest that fails, else "
+                   "the smallest");
+  show->add_option("--block", args.block,
+                   "The block whose shared memory and threads are drawn, linear in the grid "
+                   "(default: the block of the first finding, else 0)");
+  show->add_option("--seed", args.seed, "Seed of the random inputs")->capture_default_str();
+  show->add_flag("--text", args.text, "Print the picture as text instead of writing the page (small grids)");
+  show->add_option("-o,--output", args.output, "Where the page goes (default: show-EXERCISE.html here)");
+  show->add_option("--svg", args.svg,
+                   "Write one SVG picture of the first launch, without tooltips (the exercise READMEs' pictures); "
+                   "the page too only with -o");
+  show->add_option("--timeout", args.timeout_s, "Seconds allowed for each run")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  show->footer(docs_footer({{kShowPage, "what the page shows, and how to read it"}}));
+  return show;
+}
+
+/// `cudalab show`: the simulator's checked build, one traced run; exit 1 when that run fails.
+int run_show(const ShowArgs& args) {
+  if (args.selection.exercises.size() != 1) {
+    throw UsageError("show draws one exercise: name it (cudalab show 03_matmul)");
+  }
+  const auto selected = select_sources(args.selection);
+  const auto& [task, source] = selected.front();
+  ToolchainConfig config = toolchain_config();
+  config.checked = true;  // every access calls the simulator, which records it
+  const BackendChoice backend = choose_backend(BackendRequest::sim, config);
+  ShowOptions options;
+  options.seed = args.seed;
+  options.only_sizes = args.sizes;
+  options.timeout = std::chrono::milliseconds(static_cast<long>(args.timeout_s * 1000));
+  if (args.block >= 0) options.block = static_cast<std::uint32_t>(args.block);
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  if (tty) fmt::print(stderr, "running {} on the simulator…", task->info().id);
+  ShowResult result = show_exercise(*task, *backend.toolchain, source, options);
+  if (tty) fmt::print(stderr, "\r\033[K");
+  if (!args.selection.file.empty()) result.command += " --file " + args.selection.file;
+  if (args.selection.solution) result.command += " --solution";
+  if (!args.svg.empty()) write_file_atomically(args.svg, show_figure_svg(result));
+  if (!args.svg.empty() && args.output.empty() && !args.text) {
+    fmt::print("{} at {}: {}\npicture: {}\n", task->info().id, result.c.label(), verdict_title(result.verdict),
+               args.svg);
+  } else if (args.text) {
+    ReportStyle style;
+    style.color = want_color(STDOUT_FILENO);
+    write_show_text(std::cout, result, style);
+  } else {
+    const fs::path page =
+        args.output.empty() ? fs::path(fmt::format("show-{}.html", task->info().id)) : fs::path(args.output);
+    write_file_atomically(page, show_page_html(result));
+    fmt::print("{} at {}: {}{}\n", task->info().id, result.c.label(), verdict_title(result.verdict),
+               result.message.empty() ? "" : " — " + result.message);
+    fmt::print("page: {} (open it in a browser)\n", page.string());
+  }
+  return result.verdict == Verdict::passed && result.compile.ok ? kExitPassed : kExitFailed;
+}
+
 /// What is wrong with the subcommand of a command line, before CLI11 parses it.
 struct SubcommandProblem {
   std::string message;
@@ -1018,6 +1102,8 @@ int main(int argc, char** argv) {
 
   ExplainArgs explain_args;
   CLI::App* explain = add_explain_command(app, explain_args);
+  ShowArgs show_args;
+  CLI::App* show = add_show_command(app, show_args);
 
   // The instructor's commands live in grading/ (a layer on top of the harness): they are run as
   // the program cudalab-grading next to this one, with the rest of the command line.
@@ -1075,6 +1161,7 @@ int main(int argc, char** argv) {
     if (init->parsed()) return run_init(fs::absolute(init_dir));
     if (check->parsed()) return run_check(check_args);
     if (explain->parsed()) return run_explain(explain_args);
+    if (show->parsed()) return run_show(show_args);
   } catch (...) {  // one line and the family's exit code (errors.hpp); a bug asks for a report
     const ErrorReport report = report_error(std::current_exception());
     fmt::print(stderr, "cudalab: {}\n", report.line);

@@ -57,4 +57,11 @@ void count_accesses(bool on, unsigned sm_count, bool every_block);
 /// What was counted since the last call (protocol::AccessProfile); empty where nothing counts.
 protocol::AccessProfile take_access_profile();
 
+/// `cudalab show` (with the checks on): record every access as well, the device reporting
+/// `sm_count` SMs (0: its own); off: stop.
+void trace_accesses(bool on, unsigned sm_count);
+
+/// What was recorded since the last call (protocol::AccessTrace); empty where nothing records.
+protocol::AccessTrace take_access_trace();
+
 }  // namespace cudalab::runner

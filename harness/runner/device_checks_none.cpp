@@ -14,5 +14,7 @@ std::vector<protocol::Finding> take_findings() { return {}; }
 std::string unfinished_stream_work() { return {}; }
 void count_accesses(bool, unsigned, bool) {}
 protocol::AccessProfile take_access_profile() { return {}; }
+void trace_accesses(bool, unsigned) {}
+protocol::AccessTrace take_access_trace() { return {}; }
 
 }  // namespace cudalab::runner

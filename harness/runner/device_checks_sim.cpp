@@ -25,5 +25,7 @@ void count_accesses(bool on, unsigned sm_count, bool every_block) {
   control::count_accesses(on, sm_count, every_block);
 }
 protocol::AccessProfile take_access_profile() { return control::take_access_profile(); }
+void trace_accesses(bool on, unsigned sm_count) { control::trace_accesses(on, sm_count); }
+protocol::AccessTrace take_access_trace() { return control::take_access_trace(); }
 
 }  // namespace cudalab::runner

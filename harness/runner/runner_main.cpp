@@ -479,6 +479,7 @@ class Run {
       cudalab::runner::count_accesses(counting(), check_->counts_sm_count, check_->counts_every_block);
       cudalab::runner::enable_device_checks(checked_set(set));
       cudalab::runner::forbid_host_memory_in_kernels(spec_.device_pointers);
+      cudalab::runner::trace_accesses(check_->trace && checked_set(set), check_->counts_sm_count);
     }
     expose_only(set);
     if (spec_.device_pointers) {
@@ -494,6 +495,7 @@ class Run {
     Reply reply = check(set);
     if (instrumented()) reply.findings = cudalab::runner::take_findings();
     if (counting()) reply.profile = cudalab::runner::take_access_profile();
+    if (check_->trace) reply.trace = cudalab::runner::take_access_trace();
     reply.records = named_records(sets_, base_);
     reply.launches_recorded = cudalab::runner::kernel_tracing_available();
     if (spec_.device_pointers) {

@@ -49,4 +49,11 @@ void count_accesses(bool on, unsigned sm_count, bool every_block);
 /// What was counted since the last call.
 protocol::AccessProfile take_access_profile();
 
+/// With the checks on: record every access too (`cudalab show`), the simulated device reporting
+/// `sm_count` SMs (0: its own), so that a grid sized from it is the same on every machine; off: stop.
+void trace_accesses(bool on, unsigned sm_count);
+
+/// What was recorded since the last call.
+protocol::AccessTrace take_access_trace();
+
 }  // namespace cudalab::sim::control

@@ -111,9 +111,10 @@ TEST(Cli, NoCommandPrintsTheHelpAndSaysToPickOne) {
   auto r = cli({});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("Exit codes"), std::string::npos) << "the help is missing: " << r.output;
-  EXPECT_NE(r.output.find(
-                "cudalab: pick a subcommand (list, next, init, check, bench, explain, grade, report, merge, export)"),
-            std::string::npos)
+  EXPECT_NE(
+      r.output.find(
+          "cudalab: pick a subcommand (list, next, init, check, bench, explain, show, grade, report, merge, export)"),
+      std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find("A subcommand is required"), std::string::npos) << r.output;
 }

@@ -3,6 +3,8 @@
 // one-line reason instead of an exception that ends the run.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <nlohmann/json.hpp>
 
 #include "cudalab/protocol.hpp"
@@ -232,6 +234,48 @@ TEST(Protocol, MalformedRepliesAreRefusedWithAReason) {
   EXPECT_NE(refusal("[]").find("malformed reply"), std::string::npos);
   EXPECT_NE(refusal(std::string(kMaxReplyBytes + 1, ' ')).find("longer than the protocol allows"), std::string::npos);
   EXPECT_EQ(refusal(good.dump()), "");
+}
+
+TEST(Protocol, ATraceRoundTripsAndEveryIndexIsChecked) {
+  Reply r;
+  r.status = Status::ok;
+  r.trace.launches.push_back({"k", {2, 1, 1}, {4, 1, 1}, {12}});
+  r.trace.targets.push_back({"A", false, 4, 8, 0});
+  r.trace.targets.push_back({"tile", true, 4, 16, 4});
+  r.trace.accesses.push_back({0, 1, 3, 1, 1, 15, TraceKind::write, 0x40, 0x3f800000});
+  r.trace.accesses.push_back({0, 0, 2, 0, 0, -1, TraceKind::read, 0x44, 0});
+  const Reply back = parse_reply(dump_reply(r));
+  ASSERT_EQ(back.trace.accesses.size(), 2u);
+  EXPECT_EQ(back.trace.launches.at(0).barrier_lines, std::vector<int>{12});
+  EXPECT_EQ(back.trace.targets.at(1).row_elements, 4u);
+  const TraceAccess& a = back.trace.accesses.at(0);
+  EXPECT_EQ(std::tie(a.block, a.thread, a.phase, a.target, a.element, a.pc, a.bits),
+            std::make_tuple(1u, 3u, 1u, 1u, std::int64_t{15}, std::uint64_t{0x40}, 0x3f800000u));
+  EXPECT_EQ(a.kind, TraceKind::write);
+  EXPECT_EQ(back.trace.accesses.at(1).element, -1) << "an access before the start stays negative";
+  // The runner is untrusted: an index past its list, a block or thread past the launch, is refused.
+  for (const auto& [field, value] : std::vector<std::pair<std::size_t, int>>{{0, 1}, {1, 2}, {2, 4}, {4, 2}, {6, 3}}) {
+    json j = json::parse(dump_reply(r));
+    j["trace"]["accesses"][0][field] = value;
+    EXPECT_THROW((void)parse_reply(j.dump()), ProtocolError) << "field " << field << " = " << value;
+  }
+  json j = json::parse(dump_reply(r));
+  j["trace"]["launches"][0]["block"] = json::array({0, 1, 1});
+  EXPECT_THROW((void)parse_reply(j.dump()), ProtocolError) << "an extent of 0";
+}
+
+TEST(Protocol, ATraceIsAskedOnlyWithAccessChecks) {
+  Spec s;
+  s.module = "/m.so";
+  s.symbol = "_Z5solvePfi";
+  s.sets = {{}};
+  s.args = {{}};
+  CheckRun run;
+  run.trace = true;
+  s.run = run;
+  EXPECT_THROW((void)parse_spec(json(s).dump()), ProtocolError);
+  std::get<CheckRun>(s.run).instrumentation = Instrumentation::access_checks;
+  EXPECT_NO_THROW((void)parse_spec(json(s).dump()));
 }
 
 }  // namespace

@@ -102,8 +102,8 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
 
 /// Runs the module on `sets` (one or more input sets of the case, outputs poisoned) in a child
 /// process, then judges every set's outputs against `expected`, and in a bench the outputs of the
-/// witness calls `call.run` names. `reply`, if given, receives the runner's reply when the run
-/// succeeded; `clock`, if given and the spec asks for clock batches, the marks the parent saw.
+/// witness calls `call.run` names. `reply`, if given, receives the runner's reply whenever it
+/// replied, whatever its status; `clock`, if given and the spec asks for clock batches, the marks the parent saw.
 CaseResult call_runner(const RunnerCall& call, const InputSets& sets, const ExpectedFn& expected,
                        protocol::Reply* reply, ParentClock* clock = nullptr);
 

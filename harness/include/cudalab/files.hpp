@@ -15,4 +15,8 @@ std::string content_key(const std::vector<std::string_view>& parts);
 /// Reads a whole file; throws std::system_error (the path, errno) when it cannot.
 std::string read_file(const std::filesystem::path& path);
 
+/// Writes `text` to `path` whole or not at all: into a temporary file beside it, then renamed over
+/// it, so that a reader never sees half of it. Throws std::system_error (the path, errno).
+void write_file_atomically(const std::filesystem::path& path, std::string_view text);
+
 }  // namespace cudalab

@@ -31,6 +31,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "cudalab/access_profile.hpp"
+#include "cudalab/access_trace.hpp"
 #include "cudalab/errors.hpp"
 #include "cudalab/sampling.hpp"
 
@@ -152,12 +153,15 @@ struct CheckRun {
   /// Page-lock the host buffers of a host-pointer exercise, as bench does (the streams exercise's
   /// contract: asynchronous copies overlap kernels only from page-locked memory).
   bool page_locked = false;
-  /// With access_counts: the SM count the simulated device reports (the target GPU's), so that a
-  /// grid sized from it is the grid the GPU would run; 0: the simulator's own.
+  /// With access_counts or trace: the SM count the simulated device reports (the target GPU's), so
+  /// that a grid sized from it is the grid the GPU would run; 0: the simulator's own.
   unsigned counts_sm_count = 0;
   /// With access_counts: count every block of every launch (exact counts, to stand beside a GPU's
   /// counters), not an evenly spread sample of them.
   bool counts_every_block = false;
+  /// With access_checks: record every access of the instrumented sets too (`cudalab show`), into
+  /// Reply::trace.
+  bool trace = false;
 
   /// Whether set `set` runs instrumented.
   [[nodiscard]] bool instrumented(std::size_t set) const {
@@ -429,6 +433,7 @@ struct Reply {
   std::vector<OutOfBounds> out_of_bounds;  ///< guard zones that solve changed (device-pointer exercises)
   std::vector<Finding> findings;           ///< check, instrumented: what the device-code checks saw
   AccessProfile profile;                   ///< check counting accesses: what the accesses cost
+  AccessTrace trace;                       ///< check with CheckRun::trace: every access, for `cudalab show`
 };
 
 void to_json(nlohmann::json& j, const BufferSlot& b);

@@ -18,6 +18,10 @@ struct ReportStyle {
   bool verbose = false;  ///< every case, not only the failures
 };
 
+/// The `cudalab show` command that draws `result`'s first failure, where a picture of the threads'
+/// accesses shows it (a wrong output, a bad access, a race); empty otherwise.
+std::string show_command(const ExerciseResult& result);
+
 /// The results table, then one block per failing exercise: what failed, where, and hints.
 void write_check_report(std::ostream& out, const std::vector<ExerciseResult>& results, const ReportStyle& style);
 

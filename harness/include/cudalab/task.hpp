@@ -75,8 +75,8 @@ struct Buffer {
   DType dtype = DType::f32;      ///< element type
   Role role = Role::input;       ///< how `solve` uses it
   std::vector<std::byte> bytes;  ///< the elements, as raw bytes
-  int rows = 0;                  ///< for 2D outputs (row-major), used by the hints; 0 when 1D
-  int cols = 0;                  ///< for 2D outputs: elements per row; 0 when 1D
+  int rows = 0;                  ///< for 2D buffers (row-major): the hints and `cudalab show` read it; 0 when 1D
+  int cols = 0;                  ///< for 2D buffers: elements per row; 0 when 1D
 
   /// A buffer of `count` zeroed elements.
   static Buffer make(std::string name, DType dtype, Role role, std::size_t count);

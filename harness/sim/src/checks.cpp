@@ -29,6 +29,7 @@
 #include "internal.hpp"
 #include "profile.hpp"
 #include "sim/control.hpp"
+#include "trace.hpp"
 
 namespace cudalab::sim::checks {
 
@@ -162,15 +163,6 @@ uint3 unflatten(std::uint32_t linear, const dim3& d) {
 }
 
 std::array<unsigned, 3> as_array(const uint3& v) { return {v.x, v.y, v.z}; }
-
-/// The module-relative offset of a return address (for addr2line in the parent), or 0.
-std::uint64_t module_offset(std::uintptr_t pc) {
-  if (pc == 0) return 0;
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(pc), &info) == 0 || info.dli_fbase == nullptr) return 0;
-  // The call instruction ends at the return address: step back into it.
-  return pc - reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
-}
 
 protocol::FindingAccess access_of(const Ctx& c, const Stamp& s, bool write) {
   protocol::FindingAccess a;
@@ -501,6 +493,11 @@ void check(std::uintptr_t a, unsigned size, bool write, std::uintptr_t pc) {
       c.last = r;
     }
   }
+  if (trace::active && !r->local && !r->constant) {  // `cudalab show` records it, and the checks go on
+    trace::access(c.block, c.thread, c.epoch,
+                  {r, r->name.empty() ? nullptr : &r->name, r->shared, r->begin, r->end, r->element, r->inner}, a, size,
+                  write, c.atomic, pc);
+  }
   if (profile::active) {      // explain counts what the access costs instead of checking it
     if (r->constant) return;  // constants are not counted (the constant cache is not modelled)
     profile::access(a, size, write, c.atomic, pc, c.thread,
@@ -672,12 +669,14 @@ void launch_begin(const cudalab_sim_launch_desc& desc) {
   c.last = nullptr;
   c.in_kernel = true;
   if (profile::active) profile::launch_begin(desc);
+  if (trace::active) trace::launch_begin(desc);
 }
 
 void launch_end() {
   Ctx& c = ctx();
   c.in_kernel = false;
   if (profile::active) profile::launch_end();
+  if (trace::active) trace::launch_end();
 }
 
 void block_begin(unsigned long long linear) {
@@ -693,6 +692,7 @@ void block_begin(unsigned long long linear) {
   c.locals.clear();  // a block abandoned at a fault never left its threads' scopes
   std::fill(std::begin(c.warp_epoch), std::end(c.warp_epoch), 0);
   if (profile::active) profile::block_begin(linear);
+  if (trace::active) trace::block_begin(linear);
 }
 
 void thread_enter(unsigned linear) { ctx().thread = static_cast<std::uint16_t>(linear); }
@@ -701,6 +701,7 @@ void barrier_released(unsigned arrived, unsigned threads, int line, std::uintptr
   Ctx& c = ctx();
   ++c.epoch;
   if (profile::active) profile::barrier(line);
+  if (trace::active) trace::barrier(line, c.epoch);
   if (arrived < threads && c.desc != nullptr && !counted(FindingKind::barrier, 0, 0, line)) {
     protocol::Finding f;
     f.kind = FindingKind::barrier;
@@ -1099,3 +1100,11 @@ void* cudalab_sim_checked_shared(const void* key, size_t bytes, size_t align, co
 }
 
 }  // extern "C"
+
+std::uint64_t cudalab::sim::module_offset(std::uintptr_t pc) {
+  if (pc == 0) return 0;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(pc), &info) == 0 || info.dli_fbase == nullptr) return 0;
+  // The call instruction ends at the return address: step back into it.
+  return pc - reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
+}

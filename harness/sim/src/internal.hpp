@@ -41,6 +41,8 @@ void record_launch(const cudalab_sim_launch_desc& desc, std::size_t static_share
 /// Records a launch whose grid or block the GPU refuses (cudaErrorInvalidConfiguration) as the
 /// first failing call, naming the dimension at fault and its usual cause.
 void record_invalid_configuration(const cudalab_sim_launch_desc& desc);
+/// The module-relative offset of a return address in device code (for addr2line in the parent), or 0.
+std::uint64_t module_offset(std::uintptr_t pc);
 
 }  // namespace cudalab::sim
 

@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "internal.hpp"
 #include "sim/control.hpp"
 
 namespace cudalab::sim::profile {
@@ -364,14 +365,6 @@ Kernel& kernel_named(const char* name) {
   st.kernels.emplace_back();
   st.kernels.back().profile.kernel = name;
   return st.kernels.back();
-}
-
-/// The module-relative offset of a return address (for addr2line in the parent), or 0.
-std::uint64_t module_offset(std::uintptr_t pc) {
-  Dl_info info{};
-  if (pc == 0 || dladdr(reinterpret_cast<void*>(pc), &info) == 0 || info.dli_fbase == nullptr) return 0;
-  // The call instruction ends at the return address: step back into it.
-  return pc - reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
 }
 
 }  // namespace

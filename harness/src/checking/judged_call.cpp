@@ -85,8 +85,8 @@ CaseResult call_runner_in(const RunnerSandbox& box, const RunnerCall& call, cons
     r.c = c;
     const bool ok = take_reply(call, *result, r);
     add_printed(run, r);
-    if (!ok) return r;
     if (reply != nullptr) *reply = *result;
+    if (!ok) return r;
     if (!judge_bounds(c, *sets.front(), *result, r)) return r;
     if (bench != nullptr && !judge_witnesses(task, c, *bench, *result, sets, shared, expected, r)) return r;
     // Every input set is judged: in a benchmark, each holds the result of its last timed call.

@@ -727,7 +727,7 @@ ExplainResult explain_exercise(const Task& task, const Toolchain& toolchain, con
       &reply);
   r.verdict = run.verdict;
   if (run.verdict != Verdict::passed) r.message = run.message;
-  if (reply.profile.kernels.empty()) return r;
+  if (reply.status != protocol::Status::ok || reply.profile.kernels.empty()) return r;
   const NvccRegisters nvcc =
       options.registers_from_nvcc
           ? nvcc_registers(source, target->arch, options.cache_dir)

@@ -30,6 +30,9 @@ fmt::text_style verdict_style(Verdict v) {
   return fmt::fg(fmt::terminal_color::red) | fmt::emphasis::bold;
 }
 
+/// A case with every side this long or longer draws as a picture (`cudalab show`), not a line.
+constexpr std::int64_t kRoomySide = 8;
+
 std::string display_path(const fs::path& p) {
   std::error_code ec;
   auto rel = fs::relative(p, fs::current_path(ec), ec);
@@ -219,12 +222,50 @@ void write_check_report(std::ostream& out, const std::vector<ExerciseResult>& re
       if (!hints_shown.insert(h).second) continue;  // each hint once
       out << "  " << paint(style.color, fmt::fg(fmt::terminal_color::cyan), "hint:") << ' ' << h << '\n';
     }
+    if (const std::string command = show_command(r); !command.empty()) {
+      out << "  " << paint(style.color, fmt::fg(fmt::terminal_color::cyan), "see it:") << ' ' << command << '\n';
+    }
   }
   for (const auto& r : results) {
     if (r.timeline.empty()) continue;
     out << '\n' << paint(style.color, fmt::emphasis::bold, r.task->info().id) << "  timeline\n";
     for (const auto& line : r.timeline) out << "  " << line << '\n';
   }
+}
+
+std::string show_command(const ExerciseResult& r) {
+  // The smallest failing size with room for a picture (every side 8 or more), else the first.
+  const CaseResult* f = r.first_failure();
+  const auto roomy = [](const CaseResult& c) {
+    return std::ranges::all_of(c.c.dims, [](const Dim& d) { return d.value >= kRoomySide; });
+  };
+  const auto work = [](const CaseResult& c) {
+    double w = 1;
+    for (const auto& d : c.c.dims) w *= static_cast<double>(d.value);
+    return w;
+  };
+  for (const auto& c : r.cases) {
+    if (c.verdict == Verdict::passed || c.verdict == Verdict::skipped || !roomy(c)) continue;
+    if (f == nullptr || !roomy(*f) || work(c) < work(*f)) f = &c;
+  }
+  if (f == nullptr || r.task == nullptr || f->c.dims.empty()) return {};
+  switch (f->verdict) {
+    case Verdict::wrong_output:
+    case Verdict::input_modified:
+    case Verdict::out_of_bounds:
+    case Verdict::data_race:
+    case Verdict::uninitialized_read:
+    case Verdict::barrier_error:
+      break;
+    default:
+      return {};  // nothing a picture of the accesses shows
+  }
+  const std::string id = r.task->info().id;
+  const fs::path usual = fs::path("exercises") / id / "kernel.cu";
+  const std::string shown = display_path(r.source);
+  const bool usual_file =
+      shown == usual.string() || r.source.lexically_normal().string().ends_with("/" + usual.string());
+  return fmt::format("cudalab show {} --size {}{}", id, f->c.dims.front().value, usual_file ? "" : " --file " + shown);
 }
 
 json check_report_json(const std::vector<ExerciseResult>& results, const std::string& backend_line,

@@ -11,6 +11,10 @@
 #include <stdexcept>
 #include <system_error>
 
+#include <unistd.h>
+
+#include <fmt/format.h>
+
 namespace cudalab {
 
 std::string content_key(const std::vector<std::string_view>& parts) {
@@ -36,6 +40,30 @@ std::string read_file(const std::filesystem::path& path) {
   ss << in.rdbuf();
   if (in.bad()) throw std::system_error(errno, std::generic_category(), "cannot read " + path.string());
   return ss.str();
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view text) {
+  std::filesystem::path tmp = path;
+  tmp += fmt::format(".tmp-{}", getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::system_error(errno, std::generic_category(), "cannot write " + path.string());
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.flush();
+    if (!out) {
+      const int error = errno;
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      throw std::system_error(error, std::generic_category(), "cannot write " + path.string());
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw std::system_error(ec, "cannot write " + path.string());
+  }
 }
 
 }  // namespace cudalab

@@ -255,7 +255,8 @@ void to_json(json& j, const CheckRun& c) {
            {"case_markers", c.case_markers},
            {"page_locked", c.page_locked},
            {"counts_sm_count", c.counts_sm_count},
-           {"counts_every_block", c.counts_every_block}};
+           {"counts_every_block", c.counts_every_block},
+           {"trace", c.trace}};
 }
 
 void to_json(json& j, const BenchRun& b) {
@@ -302,6 +303,10 @@ CheckRun check_run_of(const json& j, const Spec& s) {
   c.page_locked = bool_field(j, "page_locked");
   c.counts_sm_count = static_cast<unsigned>(std::min<std::size_t>(count_field(j, "counts_sm_count"), 4096));
   c.counts_every_block = bool_field(j, "counts_every_block");
+  c.trace = bool_field(j, "trace");
+  if (c.trace && c.instrumentation != Instrumentation::access_checks) {
+    throw ProtocolError("field 'trace' is set without access checks");
+  }
   return c;
 }
 
@@ -532,6 +537,7 @@ void to_json(json& j, const Reply& r) {
     j["findings"] = std::move(findings);
   }
   if (!r.profile.kernels.empty()) j["profile"] = r.profile;
+  if (!r.trace.accesses.empty() || !r.trace.launches.empty()) j["trace"] = r.trace;
 }
 
 void from_json(const json& j, Reply& r) {
@@ -613,6 +619,7 @@ void from_json(const json& j, Reply& r) {
     }
   }
   r.profile = j.contains("profile") ? field(j, "profile").get<AccessProfile>() : AccessProfile{};
+  r.trace = j.contains("trace") ? field(j, "trace").get<AccessTrace>() : AccessTrace{};
 }
 
 Reply parse_reply(std::string_view text) {

@@ -951,7 +951,7 @@ int run_show(const ShowArgs& args) {
         args.output.empty() ? fs::path(fmt::format("show-{}.html", task->info().id)) : fs::path(args.output);
     write_file_atomically(page, show_page_html(result));
     fmt::print("{} at {}: {}{}\n", task->info().id, result.c.label(), verdict_title(result.verdict),
-               result.message.empty() ? "" : " — " + result.message);
+               result.verdict == Verdict::passed || result.message.empty() ? "" : " — " + result.message);
     fmt::print("page: {} (open it in a browser)\n", page.string());
   }
   return result.verdict == Verdict::passed && result.compile.ok ? kExitPassed : kExitFailed;

@@ -31,6 +31,11 @@ const fs::path module_cache = testing_support::test_module_cache();
   const Toolchain* var = testing_support::toolchain_of(Backend::sim, true, why_##var); \
   if (var == nullptr) GTEST_SKIP() << "sim backend unavailable: " << why_##var
 
+/// A file of the source tree, or a skip where this tree has none (a students' export leaves the
+/// sanitize corpus and the solutions out).
+#define REQUIRE_FILE(path) \
+  if (!fs::exists(path)) GTEST_SKIP() << (path) << " is not in this tree"
+
 fs::path scratch(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / fmt::format("cudalab-show-{}-{}", name, getpid());
   fs::remove_all(dir);
@@ -138,6 +143,7 @@ TEST(Show, RecordsWhichThreadWroteAndReadEachElementOfAHandCheckedTranspose) {
 
 TEST(Show, PlacesARaceOnTheSharedElementsItNames) {
   REQUIRE_CHECKED_SIM(tc);
+  REQUIRE_FILE(source_dir / "tests/sanitize/03_matmul/missing_second_sync.cu");
   const ShowResult r = show_file(*tc, "03_matmul", source_dir / "tests/sanitize/03_matmul/missing_second_sync.cu");
   ASSERT_TRUE(r.ran()) << r.message;
   EXPECT_EQ(r.verdict, Verdict::data_race) << r.message;
@@ -162,6 +168,7 @@ TEST(Show, PlacesARaceOnTheSharedElementsItNames) {
 
 TEST(Show, AnOutOfBoundsAccessLiesBesideItsBuffer) {
   REQUIRE_CHECKED_SIM(tc);
+  REQUIRE_FILE(source_dir / "tests/sanitize/01_increment/no_bounds_test_32_threads.cu");
   const ShowResult r =
       show_file(*tc, "01_increment", source_dir / "tests/sanitize/01_increment/no_bounds_test_32_threads.cu");
   ASSERT_TRUE(r.ran()) << r.message;
@@ -210,6 +217,8 @@ TEST(Show, TheTextDrawsEachElementsWriter) {
 TEST(Show, ThePageRendersInHeadlessChromiumWithoutConsoleErrors) {
   REQUIRE_CHECKED_SIM(tc);
   if (!fs::exists(testing_support::kChromium)) GTEST_SKIP() << "/usr/bin/chromium is not installed";
+  REQUIRE_FILE(source_dir / "tests/sanitize/03_matmul/missing_second_sync.cu");
+  REQUIRE_FILE(source_dir / "solutions/09_transpose/kernel.cu");
   const fs::path dir = scratch("page");
   const std::vector<std::pair<std::string, ShowResult>> pages = {
       {"race", show_file(*tc, "03_matmul", source_dir / "tests/sanitize/03_matmul/missing_second_sync.cu")},
@@ -245,6 +254,39 @@ TEST(Show, ThePageRendersInHeadlessChromiumWithoutConsoleErrors) {
   fs::remove_all(dir);
 }
 
+// ---- the exercise READMEs' pictures ----
+
+class Figure : public testing::TestWithParam<std::string> {};
+
+TEST_P(Figure, IsTheReferenceSolutionsPictureNow) {
+  REQUIRE_CHECKED_SIM(tc);
+  const std::string id = GetParam();
+  const fs::path solution = source_dir / "solutions" / id / "kernel.cu";
+  REQUIRE_FILE(solution);
+  const fs::path picture = source_dir / "exercises" / id / (id + "-threads.svg");
+  ASSERT_TRUE(fs::exists(picture)) << picture << " is missing: run scripts/make-show-figures.sh";
+  const ShowResult r = show_file(*tc, id, solution);
+  ASSERT_EQ(r.verdict, Verdict::passed) << r.message;
+  std::ifstream in(picture);
+  const std::string committed((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_TRUE(committed == show_figure_svg(r))
+      << picture << " is not what `cudalab show " << id
+      << " --solution --svg` draws now: run scripts/make-show-figures.sh (and look at the pictures)";
+  std::ifstream readme_in(source_dir / "exercises" / id / "README.md");
+  const std::string readme((std::istreambuf_iterator<char>(readme_in)), {});
+  EXPECT_NE(readme.find("](" + id + "-threads.svg)"), std::string::npos)
+      << "exercises/" << id << "/README.md does not show its picture";
+}
+
+std::vector<std::string> exercise_ids() {
+  std::vector<std::string> ids;
+  for (const auto& t : all_tasks()) ids.push_back(t->info().id);
+  return ids;
+}
+
+INSTANTIATE_TEST_SUITE_P(ShowFigures, Figure, testing::ValuesIn(exercise_ids()),
+                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+
 ProcessResult cudalab(const std::vector<std::string>& args) {
   ProcessOptions opts;
   opts.argv = {"/usr/bin/env", "CUDALAB_CACHE_DIR=" + module_cache.string(), CUDALAB_CLI};
@@ -255,8 +297,9 @@ ProcessResult cudalab(const std::vector<std::string>& args) {
 
 TEST(ShowCommand, WritesThePageSaysWhereAndExitsOneOnAFailure) {
   REQUIRE_CHECKED_SIM(tc);
-  const fs::path dir = scratch("cli");
   const fs::path file = source_dir / "tests/sanitize/01_increment/no_bounds_test_32_threads.cu";
+  REQUIRE_FILE(file);
+  const fs::path dir = scratch("cli");
   const ProcessResult p = cudalab({"show", "1", "--file", file.string(), "-o", (dir / "page.html").string(), "--svg",
                                    (dir / "figure.svg").string()});
   EXPECT_EQ(p.exit_code, 1) << p.output;
@@ -279,6 +322,7 @@ TEST(ShowCommand, DrawsOneExercise) {
 TEST(ShowCommand, AFailingCheckEndsWithTheCommandThatDrawsIt) {
   REQUIRE_CHECKED_SIM(tc);
   const fs::path file = source_dir / "tests/sanitize/01_increment/no_bounds_test_32_threads.cu";
+  REQUIRE_FILE(file);
   const ProcessResult p = cudalab({"check", "1", "--backend", "sim", "--file", file.string()});
   EXPECT_EQ(p.exit_code, 1) << p.output;
   const std::size_t see = p.output.find("see it: cudalab show 01_increment --size ");

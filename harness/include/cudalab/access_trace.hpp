@@ -32,34 +32,39 @@ struct TraceTarget {
 };
 
 /// What an access did.
-enum class TraceKind : std::uint8_t { read, write, atomic };
+enum class TraceKind : std::uint8_t {
+  read,    ///< a load
+  write,   ///< a store
+  atomic,  ///< an atomic read-modify-write
+};
 
 /// One access by one thread.
 struct TraceAccess {
-  std::uint32_t launch = 0;  ///< index into AccessTrace::launches
-  std::uint32_t block = 0;   ///< the block, linear in its grid
-  std::uint32_t thread = 0;  ///< the thread, linear in its block
-  std::uint32_t phase = 0;   ///< barriers the block had passed before it
-  std::uint32_t target = 0;  ///< index into AccessTrace::targets
-  std::int64_t element = 0;  ///< element index in the target; outside [0, elements): out of bounds
-  TraceKind kind = TraceKind::read;
-  std::uint64_t pc = 0;    ///< module offset of the instruction; the parent maps it to a line
-  std::uint32_t bits = 0;  ///< the 4 bytes read, or written (0 where unknown)
+  std::uint32_t launch = 0;          ///< index into AccessTrace::launches
+  std::uint32_t block = 0;           ///< the block, linear in its grid
+  std::uint32_t thread = 0;          ///< the thread, linear in its block
+  std::uint32_t phase = 0;           ///< barriers the block had passed before it
+  std::uint32_t target = 0;          ///< index into AccessTrace::targets
+  std::int64_t element = 0;          ///< element index in the target; outside [0, elements): out of bounds
+  TraceKind kind = TraceKind::read;  ///< a read, a write or an atomic update
+  std::uint64_t pc = 0;              ///< module offset of the instruction; the parent maps it to a line
+  std::uint32_t bits = 0;            ///< the 4 bytes read, or written (0 where unknown)
 };
 
 /// Every access of one call, in the order made (blocks one after another, threads interleaved as
 /// the simulator ran them).
 struct AccessTrace {
-  std::vector<TraceLaunch> launches;
-  std::vector<TraceTarget> targets;
-  std::vector<TraceAccess> accesses;
-  bool truncated = false;  ///< more than kMaxTraceAccesses: the rest were left out
+  std::vector<TraceLaunch> launches;  ///< every launch of the call, in order
+  std::vector<TraceTarget> targets;   ///< every buffer or shared array reached, by first access
+  std::vector<TraceAccess> accesses;  ///< every access, in the order made
+  bool truncated = false;             ///< more than kMaxTraceAccesses: the rest were left out
 };
 
 /// At most this many accesses in a reply (a small case's kernels make a few thousand).
 inline constexpr std::size_t kMaxTraceAccesses = 100'000;
-/// At most this many launches and targets in a reply.
+/// At most this many launches in a reply.
 inline constexpr std::size_t kMaxTraceLaunches = 64;
+/// At most this many targets in a reply.
 inline constexpr std::size_t kMaxTraceTargets = 256;
 /// At most this many barrier intervals per launch.
 inline constexpr std::size_t kMaxTracePhases = 4096;

@@ -37,13 +37,13 @@ struct ShowOptions {
 
 /// One access, as drawn: who, when, where in the source, what value.
 struct ShownAccess {
-  std::uint32_t block = 0;   ///< linear in the grid
-  std::uint32_t thread = 0;  ///< linear in the block
-  std::uint32_t phase = 0;   ///< barriers its block had passed
-  protocol::TraceKind kind = protocol::TraceKind::read;
-  int line = 0;            ///< source line of the access; 0 unknown
-  std::uint32_t bits = 0;  ///< the 4 bytes read or written
-  bool finding = false;    ///< one of the accesses a finding names
+  std::uint32_t block = 0;                               ///< linear in the grid
+  std::uint32_t thread = 0;                              ///< linear in the block
+  std::uint32_t phase = 0;                               ///< barriers its block had passed
+  protocol::TraceKind kind = protocol::TraceKind::read;  ///< a read, a write or an atomic update
+  int line = 0;                                          ///< source line of the access; 0 unknown
+  std::uint32_t bits = 0;                                ///< the 4 bytes read or written
+  bool finding = false;                                  ///< one of the accesses a finding names
 };
 
 /// One buffer or shared array of one launch, element by element.
@@ -54,7 +54,7 @@ struct ShownTarget {
   bool output = false;          ///< a harness buffer that solve must write
   bool is_float = true;         ///< values shown as floats (else as ints)
   std::size_t rows = 1;         ///< the shape it is drawn in
-  std::size_t cols = 0;
+  std::size_t cols = 0;         ///< elements per drawn row
   /// Per element, every access to it in order (the chosen block's, for a shared array).
   std::vector<std::vector<ShownAccess>> elements;
   /// Accesses outside it: the element index (negative: before the first) and the access.
@@ -74,12 +74,12 @@ struct WarpAccessPicture {
 
 /// One launch of a kernel, with what its threads did.
 struct ShownLaunch {
-  std::string kernel;               ///< as launched
-  std::array<unsigned, 3> grid{};   ///< gridDim
-  std::array<unsigned, 3> block{};  ///< blockDim
-  std::uint32_t phases = 1;         ///< barrier intervals (a kernel without __syncthreads has one)
-  std::vector<int> barrier_lines;   ///< the barrier ending each phase but the last
-  std::vector<ShownTarget> targets;
+  std::string kernel;                ///< as launched
+  std::array<unsigned, 3> grid{};    ///< gridDim
+  std::array<unsigned, 3> block{};   ///< blockDim
+  std::uint32_t phases = 1;          ///< barrier intervals (a kernel without __syncthreads has one)
+  std::vector<int> barrier_lines;    ///< the barrier ending each phase but the last
+  std::vector<ShownTarget> targets;  ///< every buffer and shared array touched, by first access
   /// Per thread of the chosen block: global reads, global writes, shared reads, shared writes.
   std::vector<std::array<std::size_t, 4>> thread_counts;
   /// Per block: the same four counts, summed over its threads.
@@ -89,7 +89,7 @@ struct ShownLaunch {
 
 /// Everything `cudalab show` draws for one exercise.
 struct ShowResult {
-  const Task* task = nullptr;
+  const Task* task = nullptr;             ///< the exercise
   std::filesystem::path source;           ///< the file shown
   Case c;                                 ///< the size it ran at
   CompileResult compile;                  ///< nothing ran where this failed
@@ -98,8 +98,8 @@ struct ShowResult {
   std::vector<PlacedFinding> findings;    ///< as check words them
   std::vector<std::string> source_lines;  ///< the file, for the lines an access names
   std::uint32_t block = 0;                ///< the block drawn in detail
-  std::vector<ShownLaunch> launches;
-  bool truncated = false;  ///< the trace hit its limit: later accesses are missing
+  std::vector<ShownLaunch> launches;      ///< in the order solve made them
+  bool truncated = false;                 ///< the trace hit its limit: later accesses are missing
   /// The fewest global reads and writes solve needs (each input element read, each output written
   /// once), from the exercise's cost.
   double minimum_global_elements = 0;

@@ -94,7 +94,8 @@ std::size_t count_slot(bool shared, protocol::TraceKind kind) {
 
 /// Warp 0 of `block`: per load or store instruction, its first execution by each lane.
 std::vector<WarpAccessPicture> warp_pictures(const protocol::AccessTrace& trace, std::uint32_t launch,
-                                             std::uint32_t block, const std::map<std::uint64_t, SourcePlace>& places) {
+                                             std::uint32_t block, const std::map<std::uint64_t, SourcePlace>& places,
+                                             const std::map<std::uint32_t, std::string>& names) {
   struct Site {
     std::uint32_t target = 0;
     protocol::TraceKind kind = protocol::TraceKind::read;
@@ -120,7 +121,8 @@ std::vector<WarpAccessPicture> warp_pictures(const protocol::AccessTrace& trace,
   for (const Site& s : sites) {
     const protocol::TraceTarget& t = trace.targets[s.target];
     WarpAccessPicture w;
-    w.target = t.name.empty() ? "memory solve allocated" : t.name;
+    const auto named = names.find(s.target);
+    w.target = named != names.end() ? named->second : t.name;
     w.shared = t.shared;
     w.write = s.kind != protocol::TraceKind::read;
     if (const auto p = places.find(s.pc); p != places.end()) w.line = p->second.line;
@@ -243,7 +245,7 @@ ShowResult show_exercise(const Task& task, const Toolchain& toolchain, const fs:
       auto [it, added] = shown.try_emplace(a.target, l.targets.size());
       if (added) {
         ShownTarget s;
-        s.name = t.name.empty() ? fmt::format("device memory {}", l.targets.size() + 1) : t.name;
+        s.name = t.name.empty() ? fmt::format("allocation {}", l.targets.size() + 1) : t.name;
         s.shared = t.shared;
         s.elements.resize(t.elements);
         s.cols = t.elements;
@@ -276,7 +278,9 @@ ShowResult show_exercise(const Task& task, const Toolchain& toolchain, const fs:
         s.outside.emplace_back(a.element, shown_access);
       }
     }
-    l.warps = warp_pictures(trace, li, r.block, places);
+    std::map<std::uint32_t, std::string> names;
+    for (const auto& [index, at] : shown) names.emplace(index, l.targets[at].name);
+    l.warps = warp_pictures(trace, li, r.block, places, names);
     r.launches.push_back(std::move(l));
   }
   return r;

@@ -250,22 +250,26 @@ std::string target_caption(const ShownTarget& t) {
   return fmt::format("{} ({}, {}{})", t.name, shape, what, outside);
 }
 
-/// Warp 0's instruction: its 32 lanes above, the sectors or banks they reach below.
+/// Warp 0's instruction: its 32 lanes above, below them the 32 banks (shared memory) or the distinct
+/// 32-byte sectors they reach, in address order (global memory), a line from each lane to its own.
 void draw_warp(std::ostream& out, const WarpAccessPicture& w) {
   constexpr double kLane = 14;
   constexpr double kHeight = 70;
-  std::int64_t first = -1;
-  std::int64_t last = -1;
-  for (const auto u : w.lane_unit) {
-    if (u < 0) continue;
-    first = first < 0 ? u : std::min(first, u);
-    last = std::max(last, u);
+  constexpr double kRow = 32 * kLane;
+  std::vector<std::int64_t> units;  // the boxes of the lower row, in order
+  if (w.shared) {
+    for (std::int64_t bank = 0; bank < 32; ++bank) units.push_back(bank);
+  } else {
+    for (const auto u : w.lane_unit) {
+      if (u >= 0) units.push_back(u);
+    }
+    std::ranges::sort(units);
+    units.erase(std::unique(units.begin(), units.end()), units.end());
   }
-  if (first < 0) return;
-  const std::int64_t span = w.shared ? 32 : std::min<std::int64_t>(last - first + 1, 32);
-  const double unit_width = 32 * kLane / static_cast<double>(span);
+  if (units.empty()) return;
+  const double unit_width = kRow / static_cast<double>(std::max<std::size_t>(units.size(), 4));
   out << fmt::format(R"(<svg class="warp" xmlns="http://www.w3.org/2000/svg" width="{:.0f}" height="{:.0f}">)",
-                     32 * kLane + 2, kHeight);
+                     kRow + 2, kHeight);
   for (std::size_t lane = 0; lane < w.lane_unit.size(); ++lane) {
     const double x = static_cast<double>(lane) * kLane + 1;
     out << fmt::format(
@@ -273,15 +277,14 @@ void draw_warp(std::ostream& out, const WarpAccessPicture& w) {
         lane);
     const std::int64_t u = w.lane_unit[lane];
     if (u < 0) continue;
-    const std::int64_t at = w.shared ? u : u - first;
-    if (at >= span) continue;
-    const double ux = static_cast<double>(at) * unit_width + unit_width / 2 + 1;
-    out << fmt::format(R"(<line x1="{:.1f}" y1="12" x2="{:.1f}" y2="52"/>)", x + (kLane - 2) / 2, ux);
+    const auto at = static_cast<double>(std::ranges::lower_bound(units, u) - units.begin());
+    out << fmt::format(R"(<line x1="{:.1f}" y1="12" x2="{:.1f}" y2="52"/>)", x + (kLane - 2) / 2,
+                       at * unit_width + unit_width / 2 + 1);
   }
-  for (std::int64_t k = 0; k < span; ++k) {
+  for (std::size_t k = 0; k < units.size(); ++k) {
     out << fmt::format(R"(<rect class="unit" x="{:.1f}" y="52" width="{:.1f}" height="12"><title>{} {}</title></rect>)",
                        static_cast<double>(k) * unit_width + 1, std::max(unit_width - 2, 1.0),
-                       w.shared ? "bank" : "sector", w.shared ? k : first + k);
+                       w.shared ? "bank" : "sector", units[k]);
   }
   out << "</svg>";
 }
@@ -395,8 +398,10 @@ std::string show_page_html(const ShowResult& r) {
   out << "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>cudalab show " << escape(id)
       << "</title><style>" << kStyle << "</style></head><body>" << kHatch;
   out << fmt::format("<h1>{}: {}</h1>", escape(id), escape(r.source.filename().string()));
-  out << fmt::format("<p><span class=\"verdict\" style=\"background:{}\">{}</span> at {} — {}</p>", v.color, v.title,
-                     escape(r.c.label()), escape(r.message.empty() ? "every output right, no finding" : r.message));
+  out << fmt::format(
+      "<p><span class=\"verdict\" style=\"background:{}\">{}</span> at {} — {}</p>", v.color, v.title,
+      escape(r.c.label()),
+      escape(r.verdict == Verdict::passed || r.message.empty() ? "every output right, no finding" : r.message));
   if (!r.findings.empty()) {
     out << "<h2>Findings</h2><ol class=\"findings\">";
     for (const auto& f : r.findings) {
@@ -449,7 +454,7 @@ std::string show_page_html(const ShowResult& r) {
       draw_target(out, l, t, l.phases > 1);
     }
     if (!l.warps.empty()) {
-      out << fmt::format("<h3>Warp 0 of block {}: how memory sees each load and store</h3>",
+      out << fmt::format("<h3 id=\"warps-{}\">Warp 0 of block {}: how memory sees each load and store</h3>", li + 1,
                          triple(unflatten(r.block, l.grid)));
       for (const auto& w : l.warps) {
         out << "<p>" << escape(warp_caption(w)) << "</p>";
@@ -508,8 +513,9 @@ std::string show_figure_svg(const ShowResult& r) {
 void write_show_text(std::ostream& out, const ShowResult& r, const ReportStyle& style, std::size_t max_cols) {
   (void)style;
   const std::string id = r.task != nullptr ? r.task->info().id : "";
-  out << fmt::format("{} at {}: {}{}\n", id, r.c.label(), verdict_title(r.verdict),
-                     r.message.empty() ? "" : " — " + r.message);
+  // The findings say the rest; without one, the run's own line.
+  const bool plain = r.verdict == Verdict::passed || r.message.empty() || !r.findings.empty();
+  out << fmt::format("{} at {}: {}{}\n", id, r.c.label(), verdict_title(r.verdict), plain ? "" : " — " + r.message);
   for (const auto& f : r.findings) {
     out << fmt::format("  {}{}: {}\n    fix: {}\n", verdict_title(f.verdict),
                        f.line > 0 ? fmt::format(" (line {})", f.line) : "", f.text, f.fix);

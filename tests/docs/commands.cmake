@@ -8,6 +8,7 @@ target_compile_definitions(cudalab-test-docs-commands PRIVATE
   CUDALAB_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
   CUDALAB_CLI="$<TARGET_FILE:cudalab>"
   CUDALAB_DOCS_CACHE_DIR="${CMAKE_BINARY_DIR}/test-docs-cache"
+  CUDALAB_TEST_CACHE_DIR="${CMAKE_BINARY_DIR}/test-module-cache"  # its modules: the other test programs' (share_modules)
   CUDALAB_DOCS_SCRATCH_DIR="${CMAKE_CURRENT_BINARY_DIR}/scratch")
 add_dependencies(cudalab-test-docs-commands cudalab)
 if(TARGET cudalab-grading)  # `cudalab grade`, `report`, `merge` run it

@@ -769,6 +769,7 @@ class Runner {
     fs::create_symlink(cli_, work_ / "bin" / "cudalab");
     fs::create_directories(cache_);
     fs::remove(cache_ / "status.json");  // `list` starts from nothing checked
+    share_modules();
     static const std::set<std::string> kDropped = {
         "HOME",    "CUDALAB_ROOT",  "CUDALAB_CACHE_DIR", "NO_COLOR",          "PATH",
         "GIT_DIR", "GIT_WORK_TREE", "XDG_CONFIG_HOME",   "CUDALAB_NO_SANDBOX"};
@@ -790,6 +791,23 @@ class Runner {
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;
   ~Runner() { cleanup_.join(); }
+
+  /// The compiled modules (and the simulator's precompiled prelude) are the other test programs':
+  /// the pages check the reference solutions and the corpus files those tests compile too, and the
+  /// suite compiled each twice. Only the status of `list` and `next` stays the pages' own.
+  void share_modules() {
+#ifdef CUDALAB_TEST_CACHE_DIR
+    const fs::path shared = CUDALAB_TEST_CACHE_DIR;
+    for (const char* part : {"sim", "sim-pch", "gpu", "nvcc-front-end", "explain", "tools"}) {
+      fs::create_directories(shared / part);
+      const fs::path here = cache_ / part;
+      std::error_code ec;
+      if (fs::is_symlink(here, ec) && fs::read_symlink(here, ec) == shared / part) continue;
+      fs::remove_all(here, ec);
+      fs::create_directory_symlink(shared / part, here);
+    }
+#endif
+  }
 
   Report run(const std::vector<Block>& blocks, unsigned jobs) {
     const auto start = std::chrono::steady_clock::now();

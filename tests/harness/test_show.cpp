@@ -185,6 +185,41 @@ TEST(Show, AnOutOfBoundsAccessLiesBesideItsBuffer) {
   }
 }
 
+TEST(Show, AScanThatReadsPastNIsDrawnBesideItsInput) {
+  REQUIRE_CHECKED_SIM(tc);
+  const fs::path file = source_dir / "tests/sanitize/11_scan/loads_past_n.cu";
+  REQUIRE_FILE(file);
+  const ShowResult r = show_file(*tc, "11_scan", file);
+  ASSERT_TRUE(r.ran()) << r.message;
+  EXPECT_EQ(r.verdict, Verdict::out_of_bounds);
+  ASSERT_FALSE(r.findings.empty());
+  EXPECT_EQ(r.findings.front().line, 13);
+  const ShownTarget* x = target_named(r.launches.front(), "x");
+  ASSERT_NE(x, nullptr);
+  ASSERT_FALSE(x->outside.empty());
+  const auto n = static_cast<std::int64_t>(r.c.dim("n"));
+  for (const auto& [element, a] : x->outside) {
+    EXPECT_GE(element, n);
+    EXPECT_EQ(a.kind, protocol::TraceKind::read);
+    EXPECT_EQ(a.line, 13);
+  }
+}
+
+TEST(Show, AnUncoalescedMatmulsLoadsArePicturedOnTheirLines) {
+  REQUIRE_CHECKED_SIM(tc);
+  // Threads laid out the wrong way round: a warp's lanes walk down the rows of A and B (explain's
+  // findings: uncoalesced at lines 19 and 20).
+  const fs::path file = source_dir / "tests/explain/03_matmul/rows_across_lanes.cu";
+  REQUIRE_FILE(file);
+  const ShowResult r = show_file(*tc, "03_matmul", file);
+  ASSERT_TRUE(r.ran()) << r.message;
+  std::set<int> uncoalesced;
+  for (const auto& w : r.launches.front().warps) {
+    if (!w.shared && !w.write && w.units > 2 * w.ideal) uncoalesced.insert(w.line);
+  }
+  EXPECT_EQ(uncoalesced, (std::set<int>{19, 20}));
+}
+
 TEST(Show, TheTextDrawsEachElementsWriter) {
   REQUIRE_CHECKED_SIM(tc);
   const fs::path dir = scratch("text");

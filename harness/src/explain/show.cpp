@@ -142,7 +142,10 @@ std::vector<WarpAccessPicture> warp_pictures(const protocol::AccessTrace& trace,
       if (t.shared) words_in_bank[unit].insert(static_cast<std::int64_t>(byte / kBankBytes));
     }
     if (active == 0) continue;
-    const std::size_t bytes = active * t.element_bytes;
+    // The ideal moves each distinct element once (lanes reading one address are served together).
+    std::set<std::int64_t> distinct(s.element.begin(), s.element.end());
+    distinct.erase(-1);
+    const std::size_t bytes = distinct.size() * t.element_bytes;
     if (t.shared) {
       for (const auto& [bank, words] : words_in_bank) w.units = std::max(w.units, words.size());
       w.ideal = (bytes + kBankCount * kBankBytes - 1) / (kBankCount * kBankBytes);

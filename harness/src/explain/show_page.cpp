@@ -564,7 +564,13 @@ void write_show_text(std::ostream& out, const ShowResult& r, const ReportStyle& 
                    p + 1, l.phases)
             << grid.str();
       }
+      std::size_t listed = 0;
       for (const auto& [element, a] : t.outside) {
+        if (listed++ == kMaxListed) {
+          out << fmt::format("    … and {} more accesses out of bounds (the page lists them)\n",
+                             t.outside.size() - kMaxListed);
+          break;
+        }
         out << fmt::format("    out of bounds: {} {} element {} of {}\n", who(l, a), kind_verb(a.kind), element,
                            t.name);
       }

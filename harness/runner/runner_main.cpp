@@ -110,6 +110,12 @@ void write_reply(Reply reply) {
 
 // Calls `fn` with arguments whose kinds are known only at run time. All contract parameters are
 // pointers or ints, so the recursion instantiates at most 2^6 call shapes.
+// The call goes through `void (*)(void*, …, int)` where solve is defined as, say,
+// `void solve(const float*, float*, int)`: not the function's own type, which the standard leaves
+// undefined. It is sound here because the symbol looked up is the mangled name of the contract's exact
+// signature (a solve of any other parameter types is not found: wrong_signature), so every argument
+// has the class the definition expects, and the platform's calling convention (System V x86-64,
+// AArch64 AAPCS64) passes every object pointer alike whatever it points to and however qualified.
 using Arg = std::intptr_t;
 using Args = std::vector<std::pair<bool, Arg>>;
 constexpr std::size_t kMaxArgs = 6;

@@ -465,6 +465,46 @@ TEST(Cli, ARefusedLaunchIsNamedWithItsGridAndCause) {
   EXPECT_EQ(r.output.find("the runtime still reported cudaErrorInvalidConfiguration"), std::string::npos) << r.output;
 }
 
+TEST(Cli, ADeviceAssertEndsItsKernelAsOnAGpuAndAHostAssertAborts) {
+  const fs::path dir = test_dir("assert");
+  const std::string kernel = R"(#include <cassert>
+#include <cuda_runtime.h>
+__global__ void increment_by_one(int* data, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  assert(i < n);
+  data[i] += 1;
+}
+void solve(int* data, int n) {
+  assert(HOST_CONDITION);
+  int* d = nullptr;
+  cudaMalloc(&d, n * sizeof(int));
+  cudaMemcpy(d, data, n * sizeof(int), cudaMemcpyHostToDevice);
+  increment_by_one<<<(n + 255) / 256, 256>>>(d, n);
+  cudaMemcpy(data, d, n * sizeof(int), cudaMemcpyDeviceToHost);
+  cudaFree(d);
+}
+)";
+  const auto write = [&](const std::string& name, const std::string& host_condition) {
+    std::string text = kernel;
+    text.replace(text.find("HOST_CONDITION"), std::string("HOST_CONDITION").size(), host_condition);
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  auto device = cli({"check", "1", "--file", write("device.cu", "n > 0"), "--backend", "sim", "--fast", "--seed", "1",
+                     "--color", "never"});
+  if (device.output.find("no CPU simulator") != std::string::npos) GTEST_SKIP() << "this build has no simulator";
+  EXPECT_EQ(device.exit_code, 1) << device.output;
+  EXPECT_NE(device.output.find("cudaErrorAssert at n=1: device-side assert triggered"), std::string::npos)
+      << device.output;
+  EXPECT_NE(device.output.find("assert(i < n) failed (device.cu:5)"), std::string::npos) << device.output;
+  // In host code assert aborts the process, as it does beside a GPU.
+  auto host = cli({"check", "1", "--file", write("host.cu", "n < 0"), "--backend", "sim", "--fast", "--seed", "1",
+                   "--color", "never"});
+  EXPECT_EQ(host.exit_code, 1) << host.output;
+  EXPECT_NE(host.output.find("crashed"), std::string::npos) << host.output;
+  EXPECT_NE(host.output.find("Assertion `n < 0' failed"), std::string::npos) << host.output;
+}
+
 TEST(Cli, JunitReportNamesEveryCheckAndItsFailure) {
   REQUIRE_FILE(fs::path(CUDALAB_SOURCE_DIR) / "tests/wrong/01_increment/grid_too_small.cu");
   const std::string path = testing::TempDir() + "cudalab-junit.xml";

@@ -30,6 +30,7 @@
 #include <atomic>
 #include <boost/context/detail/fcontext.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <random>
@@ -754,6 +755,17 @@ void set_thread_order(protocol::ThreadOrder order, std::uint64_t seed) {
 using namespace cudalab::sim;
 
 extern "C" {
+
+// include/assert.h: a device assert ends its kernel, as on a GPU (the launch fails with
+// cudaErrorAssert); a host one aborts, as <assert.h>'s does.
+void cudalab_sim_assert_fail(const char* expression, const char* file, unsigned line, const char* function) {
+  const char* slash = std::strrchr(file, '/');  // the file's name, as the findings give it
+  fault_in_kernel(cudaErrorAssert, std::string("assert(") + expression + ") failed (" +
+                                       (slash != nullptr ? slash + 1 : file) + ":" + std::to_string(line) + ")");
+  // Not in a kernel (fault_in_kernel returned): what the C library's assert does.
+  std::fprintf(stderr, "%s:%u: %s: Assertion `%s' failed.\n", file, line, function, expression);
+  std::abort();
+}
 
 void cudalab_sim_launch(const cudalab_sim_launch_desc* desc, void (*thunk)(void*), void* state) {
   const dim3 g = desc->grid;

@@ -162,6 +162,10 @@ void require(const Buffer& b, DType t) {
 
 // std::vector<std::byte> storage comes from operator new, aligned for any scalar type, so viewing
 // it as float or int32 is well aligned.
+// The elements are read in place, as floats or ints, from the bytes' storage. That storage comes
+// from std::allocator (operator new), which implicitly creates objects of implicit-lifetime types
+// in it as needed (C++20 [intro.object]/10), so a float or int array lives there to be accessed;
+// and operator new aligns it for any fundamental type.
 std::span<float> Buffer::f32() {
   require(*this, DType::f32);
   return {reinterpret_cast<float*>(bytes.data()), count()};

@@ -1,5 +1,7 @@
 #include "cudalab/status_store.hpp"
 
+#include "cudalab/files.hpp"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -31,21 +33,12 @@ std::string content_of(const fs::path& source) {
 bool save(const fs::path& file, const nlohmann::json& status) {
   std::error_code ec;
   fs::create_directories(file.parent_path(), ec);
-  const fs::path tmp = file.string() + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream out(tmp);
-    out << status.dump(2);
-    if (!out.flush()) {
-      fs::remove(tmp, ec);
-      return false;
-    }
+  try {
+    write_file_atomically(file, status.dump(2));
+    return true;
+  } catch (const std::system_error&) {
+    return false;  // the status is a convenience: a check that cannot record it still counts
   }
-  fs::rename(tmp, file, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return false;
-  }
-  return true;
 }
 
 nlohmann::json load(const fs::path& file) {

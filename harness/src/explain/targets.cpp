@@ -12,6 +12,7 @@
 
 #include "cudalab/detail/module_cache.hpp"
 #include "cudalab/explain.hpp"
+#include "cudalab/files.hpp"
 #include "cudalab/paths.hpp"
 #include "cudalab/process.hpp"
 #include "registers.hpp"
@@ -190,9 +191,11 @@ NvccRegisters nvcc_registers(const fs::path& source, const std::string& arch, co
     if (!kept.empty()) {
       std::error_code ec;
       fs::create_directories(kept.parent_path(), ec);
-      const fs::path tmp = kept.string() + ".tmp" + std::to_string(::getpid());
-      std::ofstream(tmp) << output;
-      fs::rename(tmp, kept, ec);
+      try {
+        write_file_atomically(kept, output);
+      } catch (const std::system_error&) {
+        // Not kept: nvcc is asked again next time.
+      }
     }
   }
   r.entries = parse_ptxas_registers(output);

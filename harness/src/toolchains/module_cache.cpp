@@ -1,5 +1,7 @@
 #include "cudalab/detail/module_cache.hpp"
 
+#include "cudalab/files.hpp"
+
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -250,10 +252,11 @@ std::string tool_version(const fs::path& tool, const fs::path& cache_dir, Versio
     if (!version.empty() && !ec) {
       // Written whole, then renamed: a reader finds the line or no file.
       fs::create_directories(file.parent_path(), ec);
-      const fs::path tmp = file.string() + ".tmp." + std::to_string(getpid());
-      std::ofstream(tmp) << version << '\n';
-      fs::rename(tmp, file, ec);
-      if (ec) fs::remove(tmp, ec);
+      try {
+        write_file_atomically(file, version + '\n');
+      } catch (const std::system_error&) {
+        // Not kept: the tool is asked again next time.
+      }
     }
   }
   known.emplace(known_key, version);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cudalab/grading/reports.hpp"
+#include "cudalab/text.hpp"
 #include "reports_common.hpp"
 
 namespace cudalab::grading {
@@ -13,10 +14,6 @@ namespace cudalab::grading {
 using namespace reports_detail;
 
 namespace {
-
-std::string paint(bool color, fmt::text_style style, const std::string& text) {
-  return color ? fmt::format(style, "{}", text) : text;
-}
 
 // Points of an attempt, coloured by how they compare with the exercise's maximum.
 fmt::text_style points_style(const Attempt* a) {

@@ -1,8 +1,10 @@
-// Numbers as the tools print them, written once for every stage: times, byte counts, significant
-// digits and percentages.
+// Text as the tools print it, written once for every stage: times, byte counts, significant digits,
+// percentages, and colour where it is on.
 #pragma once
 
 #include <string>
+
+#include <fmt/color.h>
 
 namespace cudalab {
 
@@ -24,5 +26,8 @@ std::string format_seconds(double seconds, int digits = 4);
 /// A size in binary units: whole ones as they are ("4 GiB", "512 MiB", "64 KiB"), others with one
 /// decimal ("1.5 MiB"); under a KiB in bytes ("12 bytes", "1 byte").
 std::string format_bytes(double bytes);
+
+/// `text` in `style` (ANSI escapes) where colour is on, else as it is.
+std::string paint(bool color, fmt::text_style style, const std::string& text);
 
 }  // namespace cudalab

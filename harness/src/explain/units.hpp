@@ -31,11 +31,6 @@ inline std::string kib_text(std::size_t bytes) {
   return bytes >= 1024 ? fmt::format("{:.1f} KiB", static_cast<double>(bytes) / 1024) : fmt::format("{} bytes", bytes);
 }
 
-/// `text` in `style` where colour is on.
-inline std::string paint(bool color, fmt::text_style style, const std::string& text) {
-  return color ? fmt::format(style, "{}", text) : text;
-}
-
 /// A grid or block as a launch writes it: "256", "(32,8)", "(4,4,2)".
 inline std::string triple(const std::array<unsigned, 3>& v) {
   if (v[2] > 1) return fmt::format("({},{},{})", v[0], v[1], v[2]);

@@ -1,4 +1,5 @@
 #include "cudalab/report.hpp"
+#include "cudalab/text.hpp"
 
 #include <unistd.h>
 
@@ -19,10 +20,6 @@ using nlohmann::json;
 namespace {
 
 constexpr std::size_t kMaxDetailedFailures = 3;  // more would push the hints off the screen
-
-std::string paint(bool color, fmt::text_style style, const std::string& text) {
-  return color ? fmt::format(style, "{}", text) : text;
-}
 
 fmt::text_style verdict_style(Verdict v) {
   if (v == Verdict::passed) return fmt::fg(fmt::terminal_color::green) | fmt::emphasis::bold;

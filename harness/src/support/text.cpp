@@ -60,4 +60,8 @@ std::string format_bytes(double bytes) {
   return fmt::format("{} byte{}", static_cast<std::uint64_t>(bytes), bytes == 1 ? "" : "s");
 }
 
+std::string paint(bool color, fmt::text_style style, const std::string& text) {
+  return color ? fmt::format(style, "{}", text) : text;
+}
+
 }  // namespace cudalab

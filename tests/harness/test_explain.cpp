@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/cli.hpp"
 #include "../support/toolchains.hpp"
 #include "cudalab/explain.hpp"
 #include "cudalab/process.hpp"
@@ -378,12 +379,7 @@ TEST(ExplainProfile, TheReplysCountsRoundTripAndAreChecked) {
 // ---- the command ----
 
 ProcessResult cudalab(const std::vector<std::string>& args) {
-  ProcessOptions opts;
-  // The modules go where the tests above put theirs.
-  opts.argv = {"/usr/bin/env", "CUDALAB_CACHE_DIR=" + module_cache.string(), CUDALAB_CLI};
-  opts.argv.insert(opts.argv.end(), args.begin(), args.end());
-  opts.timeout = std::chrono::seconds(120);
-  return run_process(opts);
+  return testing_support::run_cudalab(module_cache, args);  // the modules where the tests above put theirs
 }
 
 TEST(ExplainCommand, SaysWhyInJsonAndExitsOneOnAFinding) {

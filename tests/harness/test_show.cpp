@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/chromium.hpp"
+#include "../support/cli.hpp"
 #include "../support/toolchains.hpp"
 #include "cudalab/process.hpp"
 #include "cudalab/registry.hpp"
@@ -323,11 +324,7 @@ INSTANTIATE_TEST_SUITE_P(ShowFigures, Figure, testing::ValuesIn(exercise_ids()),
                          [](const testing::TestParamInfo<std::string>& info) { return info.param; });
 
 ProcessResult cudalab(const std::vector<std::string>& args) {
-  ProcessOptions opts;
-  opts.argv = {"/usr/bin/env", "CUDALAB_CACHE_DIR=" + module_cache.string(), CUDALAB_CLI};
-  opts.argv.insert(opts.argv.end(), args.begin(), args.end());
-  opts.timeout = std::chrono::seconds(120);
-  return run_process(opts);
+  return testing_support::run_cudalab(module_cache, args);  // the modules where the tests above put theirs
 }
 
 TEST(ShowCommand, WritesThePageSaysWhereAndExitsOneOnAFailure) {

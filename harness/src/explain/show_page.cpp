@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "cudalab/report.hpp"
 #include "cudalab/show.hpp"
 #include "cudalab/verdict.hpp"
 
@@ -26,29 +27,6 @@ constexpr std::size_t kMaxListed = 8;
 constexpr std::size_t kMaxTableRows = 64;
 /// The golden angle: neighbouring threads get far-apart hues.
 constexpr double kGoldenAngle = 137.508;
-
-std::string escape(std::string_view s) {
-  std::string out;
-  for (const char ch : s) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += ch;
-    }
-  }
-  return out;
-}
 
 std::array<unsigned, 3> unflatten(std::uint32_t linear, const std::array<unsigned, 3>& d) {
   return {linear % d[0], (linear / d[0]) % d[1], linear / (d[0] * d[1])};
@@ -158,7 +136,7 @@ void draw_cells(std::ostream& out, const ShownLaunch& l, const ShownTarget& t, i
       out << "<g>";
     } else {
       out << fmt::format("<g class=\"cell{}\" data-t=\"{}\"><title>{}</title>", v.finding ? " finding" : "", ids,
-                         escape(title));
+                         xml_escape(title));
     }
     if (v.writer != nullptr) {
       out << fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="{}"/>)", x, y, cell, cell,
@@ -201,7 +179,7 @@ void draw_target(std::ostream& out, const ShownLaunch& l, const ShownTarget& t, 
     out << fmt::format(
         R"(<rect class="unwritten" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}"><title>{} is never written by this launch</title></rect>)",
         static_cast<double>(e % t.cols) * cell, static_cast<double>(e / t.cols) * cell, cell, cell,
-        escape(element_name(t, e)));
+        xml_escape(element_name(t, e)));
   }
   if (phases) {
     for (std::uint32_t p = 0; p < l.phases; ++p) draw_cells(out, l, t, static_cast<int>(p), false, plain);
@@ -218,7 +196,7 @@ void draw_target(std::ostream& out, const ShownLaunch& l, const ShownTarget& t, 
                       : fmt::format("{}[{}], past its last element ({})", t.name, element, t.elements.size() - 1);
       out << fmt::format(
           R"(<g class="cell outside" data-t="{}:{}"><title>{}&#10;{}</title><rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="{}"/></g>)",
-          a.block, a.thread, escape("out of bounds: " + where), escape(access_line(l, t, a)),
+          a.block, a.thread, xml_escape("out of bounds: " + where), xml_escape(access_line(l, t, a)),
           static_cast<double>(shown) * cell, y, cell, cell, thread_color(l, a));
       ++shown;
     }
@@ -395,18 +373,18 @@ std::string show_page_html(const ShowResult& r) {
   std::ostringstream out;
   const VerdictTraits& v = traits_of(r.verdict);
   const std::string id = r.task != nullptr ? r.task->info().id : "";
-  out << "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>cudalab show " << escape(id)
+  out << "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>cudalab show " << xml_escape(id)
       << "</title><style>" << kStyle << "</style></head><body>" << kHatch;
-  out << fmt::format("<h1>{}: {}</h1>", escape(id), escape(r.source.filename().string()));
+  out << fmt::format("<h1>{}: {}</h1>", xml_escape(id), xml_escape(r.source.filename().string()));
   out << fmt::format(
       "<p><span class=\"verdict\" style=\"background:{}\">{}</span> at {} — {}</p>", v.color, v.title,
-      escape(r.c.label()),
-      escape(r.verdict == Verdict::passed || r.message.empty() ? "every output right, no finding" : r.message));
+      xml_escape(r.c.label()),
+      xml_escape(r.verdict == Verdict::passed || r.message.empty() ? "every output right, no finding" : r.message));
   if (!r.findings.empty()) {
     out << "<h2>Findings</h2><ol class=\"findings\">";
     for (const auto& f : r.findings) {
       out << fmt::format("<li><b>{}</b>{}: {}<br><span class=\"fix\">fix: {}</span></li>", verdict_title(f.verdict),
-                         f.line > 0 ? fmt::format(" (line {})", f.line) : "", escape(f.text), escape(f.fix));
+                         f.line > 0 ? fmt::format(" (line {})", f.line) : "", xml_escape(f.text), xml_escape(f.fix));
     }
     out << "</ol><p>Their accesses are outlined in red on the figures below.</p>";
   }
@@ -424,7 +402,7 @@ std::string show_page_html(const ShowResult& r) {
   lines.erase(0);
   if (!lines.empty()) {
     out << "<h2>The lines that access memory</h2><pre class=\"code\">";
-    for (const int line : lines) out << escape(source_at(r, line)) << "\n";
+    for (const int line : lines) out << xml_escape(source_at(r, line)) << "\n";
     out << "</pre>";
   }
   if (r.truncated) out << "<p><b>The trace is cut:</b> later accesses were not recorded.</p>";
@@ -437,10 +415,10 @@ std::string show_page_html(const ShowResult& r) {
   for (std::size_t li = 0; li < r.launches.size(); ++li) {
     const ShownLaunch& l = r.launches[li];
     out << "<section class=\"launch\">";
-    out << fmt::format("<h2>Launch {}: <code>{}&lt;&lt;&lt;{}, {}&gt;&gt;&gt;</code></h2>", li + 1, escape(l.kernel),
-                       triple(l.grid), triple(l.block));
+    out << fmt::format("<h2>Launch {}: <code>{}&lt;&lt;&lt;{}, {}&gt;&gt;&gt;</code></h2>", li + 1,
+                       xml_escape(l.kernel), triple(l.grid), triple(l.block));
     out << fmt::format("<p>{} phase{}, {}; shared arrays shown for block {}.</p>", l.phases, l.phases == 1 ? "" : "s",
-                       escape(barrier_text(l)), triple(unflatten(r.block, l.grid)));
+                       xml_escape(barrier_text(l)), triple(unflatten(r.block, l.grid)));
     out << "<div class=\"controls\">";
     if (l.phases > 1) {
       out << fmt::format(
@@ -450,21 +428,21 @@ std::string show_page_html(const ShowResult& r) {
     }
     out << "<label>thread <input class=\"thread\" type=\"text\" size=\"8\" placeholder=\"block:thread\"></label></div>";
     for (const auto& t : l.targets) {
-      out << fmt::format("<h3>{}</h3>", escape(target_caption(t)));
+      out << fmt::format("<h3>{}</h3>", xml_escape(target_caption(t)));
       draw_target(out, l, t, l.phases > 1);
     }
     if (!l.warps.empty()) {
       out << fmt::format("<h3 id=\"warps-{}\">Warp 0 of block {}: how memory sees each load and store</h3>", li + 1,
                          triple(unflatten(r.block, l.grid)));
       for (const auto& w : l.warps) {
-        out << "<p>" << escape(warp_caption(w)) << "</p>";
+        out << "<p>" << xml_escape(warp_caption(w)) << "</p>";
         draw_warp(out, w);
       }
     }
     write_counts(out, r, l);
     out << "</section>";
   }
-  out << fmt::format("<p>Drawn by <code>{}</code>.</p>", escape(r.command));
+  out << fmt::format("<p>Drawn by <code>{}</code>.</p>", xml_escape(r.command));
   out << "<script>" << kScript << "</script></body></html>\n";
   return out.str();
 }
@@ -490,7 +468,7 @@ std::string show_figure_svg(const ShowResult& r) {
     const std::string caption = target_caption(t);
     body << fmt::format(
                 R"(<text x="{:.1f}" y="34">{}</text><svg x="{:.1f}" y="{:.0f}" width="{:.1f}" height="{:.1f}">)", x,
-                escape(caption), x, kTop, w, h)
+                xml_escape(caption), x, kTop, w, h)
          << figure.str() << "</svg>";
     x += std::max(w, kCharWidth * static_cast<double>(caption.size())) + kGap;
     height = std::max(height, h + kTop);
@@ -505,7 +483,7 @@ std::string show_figure_svg(const ShowResult& r) {
       width, height + 4);
   out << R"(<style>.bg{fill:#f3f4f6;stroke:#d0d7de;stroke-width:.5}.unwritten{fill:#fff5f5;stroke:#cf222e;stroke-width:.4}.read{stroke:#1f2328;stroke-width:.6}.mark{fill:none;stroke:#cf222e;stroke-width:2.5}</style>)";
   out << R"(<rect width="100%" height="100%" fill="#ffffff"/>)";
-  out << fmt::format(R"(<text x="0" y="14" font-weight="bold">{}</text>)", escape(heading));
+  out << fmt::format(R"(<text x="0" y="14" font-weight="bold">{}</text>)", xml_escape(heading));
   out << body.str() << "</svg>\n";
   return out.str();
 }

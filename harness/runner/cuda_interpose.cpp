@@ -2,9 +2,9 @@
 // these definitions (-rdynamic), so the dynamic linker binds the student module's references
 // to them ahead of libcudart; each forwards to the real entry point found with RTLD_NEXT and
 // tells the record keeper (records.hpp) what happened, or which call failed and why.
-// The wrapped set is the one the simulator records too: allocations (device, managed, pinned),
-// frees, copies (plain, async, 2D, to and from symbols) and memsets. Kernel launches come from
-// CUPTI (kernel_tracing_cupti.cpp).
+// The wrapped set is the one the simulator records too: allocations (device, stream-ordered,
+// managed, pinned), frees, copies (plain, async, 2D, to and from symbols) and memsets. Kernel
+// launches come from CUPTI (kernel_tracing_cupti.cpp).
 #include <dlfcn.h>
 
 #include <cuda_runtime_api.h>
@@ -97,6 +97,12 @@ cudaError_t CUDARTAPI cudaMalloc(void** ptr, size_t bytes) {
   return allocated(fn(ptr, bytes), "cudaMalloc", MemoryKind::device, ptr, bytes);
 }
 
+// The stream-ordered allocator: recorded at the call, as the simulator records it.
+cudaError_t CUDARTAPI cudaMallocAsync(void** ptr, size_t bytes, cudaStream_t stream) {
+  static auto fn = real<cudaError_t (*)(void**, size_t, cudaStream_t)>("cudaMallocAsync");
+  return allocated(fn(ptr, bytes, stream), "cudaMallocAsync", MemoryKind::device, ptr, bytes);
+}
+
 cudaError_t CUDARTAPI cudaMallocManaged(void** ptr, size_t bytes, unsigned int flags) {
   static auto fn = real<cudaError_t (*)(void**, size_t, unsigned int)>("cudaMallocManaged");
   return allocated(fn(ptr, bytes, flags), "cudaMallocManaged", MemoryKind::managed, ptr, bytes);
@@ -115,6 +121,11 @@ cudaError_t CUDARTAPI cudaHostAlloc(void** ptr, size_t bytes, unsigned int flags
 cudaError_t CUDARTAPI cudaFree(void* ptr) {
   static auto fn = real<cudaError_t (*)(void*)>("cudaFree");
   return freed(fn(ptr), "cudaFree", ptr);
+}
+
+cudaError_t CUDARTAPI cudaFreeAsync(void* ptr, cudaStream_t stream) {
+  static auto fn = real<cudaError_t (*)(void*, cudaStream_t)>("cudaFreeAsync");
+  return freed(fn(ptr, stream), "cudaFreeAsync", ptr);
 }
 
 cudaError_t CUDARTAPI cudaFreeHost(void* ptr) {

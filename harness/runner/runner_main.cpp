@@ -209,7 +209,9 @@ double median_copy_s(cudaEvent_t start, cudaEvent_t stop, Copy copy) {
 
 /// Device-to-device copy bandwidth, bytes read plus bytes written per second: the ceiling that
 /// memory-bound kernels are measured against. And the host link's: a page-locked copy each way,
-/// the faster one, the ceiling of host-pointer exercises, whose data crosses it.
+/// the faster one (what no transfer can beat), and a copy each way at once on two streams, bytes
+/// both ways per second (the duplex link: the ceiling of host-pointer exercises, whose data
+/// crosses it in both directions).
 int peak() {
   constexpr std::size_t kBytes = std::size_t{1} << 30;
   void* a = nullptr;
@@ -225,18 +227,36 @@ int peak() {
   const double d2d_s = median_copy_s(start, stop, [&] { cudaMemcpy(b, a, kBytes, cudaMemcpyDeviceToDevice); });
   constexpr std::size_t kHostBytes = std::size_t{1} << 28;
   void* host = nullptr;
+  void* host_back = nullptr;
   double link_gbs = 0;
-  if (cudaMallocHost(&host, kHostBytes) == cudaSuccess) {
+  double duplex_gbs = 0;
+  if (cudaMallocHost(&host, kHostBytes) == cudaSuccess && cudaMallocHost(&host_back, kHostBytes) == cudaSuccess) {
     std::memset(host, 1, kHostBytes);
+    std::memset(host_back, 1, kHostBytes);
     const double up_s = median_copy_s(start, stop, [&] { cudaMemcpy(a, host, kHostBytes, cudaMemcpyHostToDevice); });
     const double down_s = median_copy_s(start, stop, [&] { cudaMemcpy(host, a, kHostBytes, cudaMemcpyDeviceToHost); });
     link_gbs = static_cast<double>(kHostBytes) / std::min(up_s, down_s) / 1e9;
-    cudaFreeHost(host);
+    // Blocking streams: each copy waits for the start event on the legacy stream, and the stop
+    // event waits for both copies.
+    cudaStream_t up = nullptr;
+    cudaStream_t down = nullptr;
+    if (cudaStreamCreate(&up) == cudaSuccess && cudaStreamCreate(&down) == cudaSuccess) {
+      const double both_s = median_copy_s(start, stop, [&] {
+        cudaMemcpyAsync(a, host, kHostBytes, cudaMemcpyHostToDevice, up);
+        cudaMemcpyAsync(host_back, b, kHostBytes, cudaMemcpyDeviceToHost, down);
+      });
+      duplex_gbs = 2.0 * static_cast<double>(kHostBytes) / both_s / 1e9;
+    }
+    if (up != nullptr) cudaStreamDestroy(up);
+    if (down != nullptr) cudaStreamDestroy(down);
   }
+  if (host != nullptr) cudaFreeHost(host);
+  if (host_back != nullptr) cudaFreeHost(host_back);
   std::printf("%s\n", json{{"copy_bytes", kBytes},
                            {"median_s", d2d_s},
                            {"bandwidth_gbs", 2.0 * static_cast<double>(kBytes) / d2d_s / 1e9},
-                           {"host_link_gbs", link_gbs}}
+                           {"host_link_gbs", link_gbs},
+                           {"host_duplex_gbs", duplex_gbs}}
                           .dump()
                           .c_str());
   return 0;

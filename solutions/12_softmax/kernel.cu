@@ -28,6 +28,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -44,8 +45,8 @@ void check(cudaError_t err, const char* what) {
 constexpr int THREADS = 256;      // 8 warps per block
 constexpr int BLOCKS_PER_SM = 8;  // 2048 threads per SM: the most loads in flight
 constexpr int WARP_SIZE = 32;
-constexpr int UNROLL = 4;         // loads in flight per thread in the online passes
-constexpr int ROW_THREADS = 512;  // threads of a block that holds one row in registers
+constexpr int UNROLL = 4;           // loads in flight per thread in the online passes
+constexpr int ROW_THREADS = 512;    // threads of a block that holds one row in registers
 constexpr int MAX_PER_THREAD = 40;  // floats per thread at most in registers (K = 40: 64 registers)
 
 // Rows of N <= G·K floats, G lanes per row, each lane holding columns lane, lane + G, ...: X is
@@ -68,7 +69,7 @@ __global__ void __launch_bounds__(THREADS)
 #pragma unroll
     for (int k = 0; k < K; ++k) {  // K independent loads, all in flight before the first is used
       const int c = lane + k * G;
-      v[k] = valid && c < N ? __ldcs(x + c) : -INFINITY;
+      v[k] = valid && c < N ? x[c] : -INFINITY;
     }
 #pragma unroll
     for (int k = 0; k < K; ++k) m = fmaxf(m, v[k]);
@@ -88,7 +89,7 @@ __global__ void __launch_bounds__(THREADS)
 #pragma unroll
     for (int k = 0; k < K; ++k) {
       const int c = lane + k * G;
-      if (valid && c < N) __stcs(y + c, v[k] * inv);
+      if (valid && c < N) y[c] = v[k] * inv;
     }
   }
 }
@@ -145,7 +146,7 @@ __global__ void __launch_bounds__(THREADS)
     for (int w = 1; w < THREADS / WARP_SIZE; ++w) total = combine(total, warp_parts[w]);
     const float inv = 1.0f / total.s;
     // Pass 2: the row again, from L2; Y is not read again: a streaming store.
-    for (c = threadIdx.x; c < N; c += THREADS) __stcs(y + c, expf(__ldcg(x + c) - total.m) * inv);
+    for (c = threadIdx.x; c < N; c += THREADS) y[c] = expf(__ldcg(x + c) - total.m) * inv;
     __syncthreads();  // everyone has read warp_parts before the next row overwrites them
   }
 }
@@ -162,7 +163,7 @@ __global__ void __launch_bounds__(ROW_THREADS)
 #pragma unroll
   for (int k = 0; k < K; ++k) {  // K independent loads, all in flight before the first is used
     const int c = threadIdx.x + k * ROW_THREADS;
-    v[k] = c < N ? __ldcs(x + c) : -INFINITY;
+    v[k] = c < N ? x[c] : -INFINITY;
   }
   float m = v[0];
 #pragma unroll
@@ -187,15 +188,71 @@ __global__ void __launch_bounds__(ROW_THREADS)
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const int c = threadIdx.x + k * ROW_THREADS;
-    if (c < N) __stcs(y + c, v[k] * scale);
+    if (c < N) y[c] = v[k] * scale;
   }
 }
 
+// Rows of up to 4·T·V floats, X and Y aligned alike: one block of T threads per row, V float4s
+// per thread in registers. A row starts 16-byte aligned only when N % 4 == 0, so its up to 3 floats
+// before the first 16-byte boundary (the head) are held by threads 0-2 and its up to 3 floats
+// after the last whole float4 (the tail) by threads 4-6, one float each beside their float4s.
+template <int T, int V>
+__global__ void __launch_bounds__(T) softmax_block_float4(const float* __restrict__ X, float* __restrict__ Y, int N) {
+  static_assert(T >= 8, "threads 0-2 hold the head, 4-6 the tail");
+  __shared__ MaxSum parts[T / WARP_SIZE];
+  const float* x = X + static_cast<long long>(blockIdx.x) * N;
+  float* y = Y + static_cast<long long>(blockIdx.x) * N;
+  const int head = min(N, static_cast<int>((16 - reinterpret_cast<uintptr_t>(x) % 16) % 16 / 4));
+  const int vectors = (N - head) / 4;
+  const int tail = head + 4 * vectors;  // first float of the tail
+  const float4* x4 = reinterpret_cast<const float4*>(x + head);
+  float4 v[V];
+#pragma unroll
+  for (int k = 0; k < V; ++k) {  // V independent loads, all in flight before the first is used
+    const int i = threadIdx.x + k * T;
+    v[k] = i < vectors ? x4[i] : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+  }
+  // This thread's float of the head or the tail, if it has one (its column in `c`).
+  int c = -1;
+  if (threadIdx.x < head) {
+    c = threadIdx.x;
+  } else if (threadIdx.x >= 4 && tail + static_cast<int>(threadIdx.x) - 4 < N) {
+    c = tail + threadIdx.x - 4;
+  }
+  float e = c >= 0 ? x[c] : -INFINITY;
+  float m = e;
+#pragma unroll
+  for (int k = 0; k < V; ++k) m = fmaxf(m, fmaxf(fmaxf(v[k].x, v[k].y), fmaxf(v[k].z, v[k].w)));
+  // A thread past the row's end holds only -inf: its shift is 0 and its sum 0.
+  const float shift = m == -INFINITY ? 0.0f : m;
+  e = expf(e - shift);
+  float s = e;
+#pragma unroll
+  for (int k = 0; k < V; ++k) {
+    v[k] = make_float4(expf(v[k].x - shift), expf(v[k].y - shift), expf(v[k].z - shift), expf(v[k].w - shift));
+    s += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+  }
+  const MaxSum part = warp_combine({m, s});
+  if (threadIdx.x % WARP_SIZE == 0) parts[threadIdx.x / WARP_SIZE] = part;
+  __syncthreads();  // every warp's (m, s) is in shared memory
+  MaxSum total = parts[0];
+#pragma unroll
+  for (int w = 1; w < T / WARP_SIZE; ++w) total = combine(total, parts[w]);
+  const float scale = (m == -INFINITY ? 0.0f : expf(m - total.m)) / total.s;
+  float4* y4 = reinterpret_cast<float4*>(y + head);
+#pragma unroll
+  for (int k = 0; k < V; ++k) {
+    const int i = threadIdx.x + k * T;
+    if (i < vectors) y4[i] = make_float4(v[k].x * scale, v[k].y * scale, v[k].z * scale, v[k].w * scale);
+  }
+  if (c >= 0) y[c] = e * scale;
+}
+
 template <int G, int K>
-void launch_in_registers(const float* X, float* Y, int M, int N, int max_blocks) {
+void launch_in_registers(const float* X, float* Y, int M, int N) {
   constexpr int ROWS_PER_BLOCK = THREADS / G;
-  const long long needed = (static_cast<long long>(M) + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
-  const int blocks = static_cast<int>(std::clamp<long long>(needed, 1, max_blocks));
+  // One pass: a group per row, as many blocks as the rows need (see 3 above).
+  const int blocks = static_cast<int>((static_cast<long long>(M) + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK);
   softmax_in_registers<G, K><<<blocks, THREADS>>>(X, Y, M, N);
 }
 
@@ -214,6 +271,22 @@ void solve(const float* X, float* Y, int M, int N) {
   if (N > ROW_THREADS * MAX_PER_THREAD) {
     softmax_online<<<std::min(M, max_blocks), THREADS>>>(X, Y, M, N);
     check(cudaGetLastError(), "launch of softmax_online");
+    return;
+  }
+  const bool alike = (reinterpret_cast<uintptr_t>(X) - reinterpret_cast<uintptr_t>(Y)) % 16 == 0;
+  if (N > 1024 && N <= 4 * 256 * 16 && alike) {
+    // T threads of V float4s: 128 threads up to 8192 floats (measured best), then 256.
+    const int vectors = (N + 3) / 4;
+    if (vectors <= 128 * 4) {
+      softmax_block_float4<128, 4><<<M, 128>>>(X, Y, N);
+    } else if (vectors <= 128 * 8) {
+      softmax_block_float4<128, 8><<<M, 128>>>(X, Y, N);
+    } else if (vectors <= 128 * 16) {
+      softmax_block_float4<128, 16><<<M, 128>>>(X, Y, N);
+    } else {
+      softmax_block_float4<256, 16><<<M, 256>>>(X, Y, N);
+    }
+    check(cudaGetLastError(), "launch of softmax_block_float4");
     return;
   }
   if (N > 1024) {
@@ -244,27 +317,27 @@ void solve(const float* X, float* Y, int M, int N) {
   // that each lane has about 4 loads in flight (a lone float per lane leaves the memory idle
   // between rows), and K = the rest, rounded up to a power of two.
   if (N <= 1) {
-    launch_in_registers<1, 1>(X, Y, M, N, max_blocks);
+    launch_in_registers<1, 1>(X, Y, M, N);
   } else if (N <= 2) {
-    launch_in_registers<1, 2>(X, Y, M, N, max_blocks);
+    launch_in_registers<1, 2>(X, Y, M, N);
   } else if (N <= 4) {
-    launch_in_registers<1, 4>(X, Y, M, N, max_blocks);
+    launch_in_registers<1, 4>(X, Y, M, N);
   } else if (N <= 8) {
-    launch_in_registers<2, 4>(X, Y, M, N, max_blocks);
+    launch_in_registers<2, 4>(X, Y, M, N);
   } else if (N <= 16) {
-    launch_in_registers<4, 4>(X, Y, M, N, max_blocks);
+    launch_in_registers<4, 4>(X, Y, M, N);
   } else if (N <= 32) {
-    launch_in_registers<8, 4>(X, Y, M, N, max_blocks);
+    launch_in_registers<8, 4>(X, Y, M, N);
   } else if (N <= 64) {
-    launch_in_registers<16, 4>(X, Y, M, N, max_blocks);
+    launch_in_registers<16, 4>(X, Y, M, N);
   } else if (N <= 128) {
-    launch_in_registers<32, 4>(X, Y, M, N, max_blocks);
+    launch_in_registers<32, 4>(X, Y, M, N);
   } else if (N <= 256) {
-    launch_in_registers<32, 8>(X, Y, M, N, max_blocks);
+    launch_in_registers<32, 8>(X, Y, M, N);
   } else if (N <= 512) {
-    launch_in_registers<32, 16>(X, Y, M, N, max_blocks);
+    launch_in_registers<32, 16>(X, Y, M, N);
   } else {
-    launch_in_registers<32, 32>(X, Y, M, N, max_blocks);
+    launch_in_registers<32, 32>(X, Y, M, N);
   }
   check(cudaGetLastError(), "launch of softmax_in_registers");
 }

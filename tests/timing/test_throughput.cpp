@@ -49,13 +49,17 @@ TEST(Throughput, EachPercentageIsOfThePeakThatBoundsTheRunAndNamesIt) {
   peaks.tf32_gflops = 0;  // a device without TF32 tensor cores known: no percentage rather than a wrong one
   EXPECT_FALSE(compute_throughput(matmul, 5e-3, peaks).percent_compute.has_value());
 
-  // 512 MB in and out across the link in 10 ms: 51.2 GB/s, 51.2 % of 2 × 50 GB/s.
+  // 512 MB in and out across the link in 10 ms: 51.2 GB/s, 51.2 % of 2 × 50 GB/s (the duplex not
+  // measured).
   Peaks link = H100;
   link.host_link_gbs = 50;
   link.host_link = true;
   const Throughput host = compute_throughput(Cost{512e6, 0}, 0.01, link);
   EXPECT_EQ(host.bandwidth_peak, "host link");
   EXPECT_DOUBLE_EQ(*host.percent_bandwidth, 100 * 51.2 / 100);
+  // With both directions measured at once, that measurement is the peak: 51.2 of 80 GB/s.
+  link.host_duplex_gbs = 80;
+  EXPECT_DOUBLE_EQ(*compute_throughput(Cost{512e6, 0}, 0.01, link).percent_bandwidth, 100 * 51.2 / 80);
   link.host_link = false;
   const Throughput device = compute_throughput(Cost{512e6, 0}, 0.01, link);
   EXPECT_EQ(device.bandwidth_peak, "memory");

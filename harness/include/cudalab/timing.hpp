@@ -22,6 +22,9 @@ struct Peaks {
   std::string source;        ///< where the numbers come from: "measured d2d copy; spec FP32"
   /// GB/s of a page-locked copy across the host link, the faster direction (measured); 0: unknown.
   double host_link_gbs = 0;
+  /// GB/s, both directions together, of two page-locked copies across the host link at once, one
+  /// each way on its own stream (measured); 0: unknown.
+  double host_duplex_gbs = 0;
   /// GFLOP/s of dense TF32 on the tensor cores (per SM and clock from NVIDIA's specifications);
   /// 0 where the device has none (before compute capability 8.0) or is not known.
   double tf32_gflops = 0;
@@ -32,8 +35,9 @@ struct Peaks {
   bool host_link = false;
 };
 
-/// The bandwidth a measurement's bytes are held to: the host link both ways (2 × host_link_gbs)
-/// when Peaks::host_link, else the device memory's copy bandwidth. 0 when unknown.
+/// The bandwidth a measurement's bytes are held to: the host link both ways at once
+/// (host_duplex_gbs, or 2 × host_link_gbs where the duplex is not known) when Peaks::host_link,
+/// else the device memory's copy bandwidth. 0 when unknown.
 double bandwidth_peak_gbs(const Peaks& peaks);
 /// How the reports name that peak: "memory" or "host link".
 const char* bandwidth_peak_name(const Peaks& peaks);

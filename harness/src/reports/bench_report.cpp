@@ -254,6 +254,7 @@ json bench_report_json(const BenchResults& results) {
           {"fp32_gflop_per_s", m.peaks.fp32_gflops > 0 ? json(m.peaks.fp32_gflops) : json(nullptr)},
           {"tf32_tensor_gflop_per_s", m.peaks.tf32_gflops > 0 ? json(m.peaks.tf32_gflops) : json(nullptr)},
           {"host_link_gb_per_s", m.peaks.host_link_gbs > 0 ? json(m.peaks.host_link_gbs) : json(nullptr)},
+          {"host_duplex_gb_per_s", m.peaks.host_duplex_gbs > 0 ? json(m.peaks.host_duplex_gbs) : json(nullptr)},
           {"source", m.peaks.source}}},
         {"baselines", baselines},
         {"kernel_median_s", m.kernel_median_s ? json(*m.kernel_median_s) : json(nullptr)},
@@ -275,6 +276,7 @@ void write_bench_csv(std::ostream& out, const BenchResults& results) {
       "bytes", "flops", "gb_per_s", "gflop_per_s", "percent_of_peak_bandwidth", "percent_of_peak_compute",
       "bandwidth_peak", "compute_peak", "bound",
       "peak_bandwidth_gb_per_s", "peak_fp32_gflop_per_s", "peak_tf32_tensor_gflop_per_s", "peak_host_link_gb_per_s",
+      "peak_host_duplex_gb_per_s",
       "device", "driver", "cuda", "date"};
   // clang-format on
   for (const auto& b : baselines) {
@@ -322,6 +324,7 @@ void write_bench_csv(std::ostream& out, const BenchResults& results) {
         m.peaks.fp32_gflops > 0 ? csv_number(m.peaks.fp32_gflops) : "",
         m.peaks.tf32_gflops > 0 ? csv_number(m.peaks.tf32_gflops) : "",
         m.peaks.host_link_gbs > 0 ? csv_number(m.peaks.host_link_gbs) : "",
+        m.peaks.host_duplex_gbs > 0 ? csv_number(m.peaks.host_duplex_gbs) : "",
         results.device.name,
         results.device.driver,
         results.device.cuda_version,

@@ -442,10 +442,11 @@ Peaks device_peaks(const fs::path& runner, const GpuDevice& device, const fs::pa
       cache = json::object();  // a damaged cache is measured again
     }
   }
-  // An entry from before the host link was measured is measured again.
-  if (cache.contains(key) && cache[key].contains("host_link_gbs")) {
+  // An entry from before the host link's duplex was measured is measured again.
+  if (cache.contains(key) && cache[key].contains("host_duplex_gbs")) {
     peaks.bandwidth_gbs = cache[key].value("bandwidth_gbs", 0.0);
     peaks.host_link_gbs = cache[key].value("host_link_gbs", 0.0);
+    peaks.host_duplex_gbs = cache[key].value("host_duplex_gbs", 0.0);
   } else {
     ProcessOptions opts;
     opts.argv = {runner.string(), "--peak"};
@@ -456,13 +457,16 @@ Peaks device_peaks(const fs::path& runner, const GpuDevice& device, const fs::pa
       const json measured = json::parse(r.output);
       peaks.bandwidth_gbs = measured.value("bandwidth_gbs", 0.0);
       peaks.host_link_gbs = measured.value("host_link_gbs", 0.0);
+      peaks.host_duplex_gbs = measured.value("host_duplex_gbs", 0.0);
     } catch (const std::exception&) {
       peaks.bandwidth_gbs = 0;
     }
     if (peaks.bandwidth_gbs > 0) {
       measured_now = true;
-      cache[key] = {
-          {"device", device.name}, {"bandwidth_gbs", peaks.bandwidth_gbs}, {"host_link_gbs", peaks.host_link_gbs}};
+      cache[key] = {{"device", device.name},
+                    {"bandwidth_gbs", peaks.bandwidth_gbs},
+                    {"host_link_gbs", peaks.host_link_gbs},
+                    {"host_duplex_gbs", peaks.host_duplex_gbs}};
       std::error_code ec;
       fs::create_directories(cache_dir, ec);
       std::ofstream(file) << cache.dump(2);
@@ -470,7 +474,8 @@ Peaks device_peaks(const fs::path& runner, const GpuDevice& device, const fs::pa
   }
   peaks.source = fmt::format(
       "bandwidth: 1 GiB device-to-device copy, read + write (measured, cached per device and "
-      "driver); host link: 256 MiB page-locked copy, the faster direction (measured); FP32: {} SMs × {} MHz × {} "
+      "driver); host link: 256 MiB page-locked copies both ways at once (measured), or twice the faster "
+      "direction alone; FP32: {} SMs × {} MHz × {} "
       "FMA × 2 (compute capability {}.{}); TF32 tensor: {} SMs × {} MHz × {} dense flops (data sheet)",
       device.sm_count, device.clock_khz / 1000, lanes, device.cc_major, device.cc_minor, device.sm_count,
       device.clock_khz / 1000, tf32_tensor_flops_per_sm(device.cc_major, device.cc_minor));

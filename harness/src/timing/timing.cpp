@@ -13,7 +13,8 @@
 namespace cudalab {
 
 double bandwidth_peak_gbs(const Peaks& peaks) {
-  return peaks.host_link ? 2 * peaks.host_link_gbs : peaks.bandwidth_gbs;
+  if (!peaks.host_link) return peaks.bandwidth_gbs;
+  return peaks.host_duplex_gbs > 0 ? peaks.host_duplex_gbs : 2 * peaks.host_link_gbs;
 }
 
 const char* bandwidth_peak_name(const Peaks& peaks) { return peaks.host_link ? "host link" : "memory"; }

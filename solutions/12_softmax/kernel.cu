@@ -12,19 +12,29 @@
 //      per lane (at least 4 where N allows, for loads in flight); every step (max by shuffles, exp,
 //      sum by shuffles, scale) works on registers. Several short rows share a warp, so loads stay
 //      coalesced and no lane idles on a 3-float row.
-//   2. Rows of up to 512 · 40 = 20480 floats: a block of 512 threads per row, K floats per thread
-//      in registers (K from N, a multiple of 4). Each thread finds its own max m and the sum s of
-//      exp(x − m) over its K floats; the block combines the (m, s) pairs (the sums rescaled by
-//      exp(m − m_row)) and each thread scales its exponentials by exp(m − m_row) / s_row: one
-//      expf per element, and X read once. Three such blocks fit on an SM (40 registers at K = 20),
-//      so while one block reduces, the others' loads are in flight.
-//   3. Longer rows: a block per row and the online softmax. Pass 1 keeps, per thread, a running
-//      maximum m and the sum s of exp(x − m), rescaling s by exp(m_old − m_new) when m grows; pass 2
-//      reads the row again (mostly from L2) and writes exp(x − m) / s.
-// (Measured on an H100, 8192 rows of 8193 floats: 89 % of a device-to-device copy with shape 2; a
-// block of 256 threads that kept the row in shared memory instead reached 76 %, one that re-read
-// it from L2 59 %.) expf, not __expf: the accurate function is hidden under the memory time, and
-// keeps Y within a few ulp.
+//   2. Rows of up to 16384 floats (X and Y aligned alike, as the harness's buffers are): a block
+//      per row, V float4s per thread in registers (128 threads up to 8192 floats, then 256). Each
+//      thread finds its own max m and the sum s of exp(x − m) over its floats; the block combines
+//      the (m, s) pairs (the sums rescaled by exp(m − m_row)) and each thread scales its
+//      exponentials by exp(m − m_row) / s_row: one expf per element, and X read once. A row of
+//      8193 floats starts 16-byte aligned only one time in four, so its head (up to 3 floats
+//      before the first 16-byte boundary) and its tail are held one float per thread beside the
+//      float4s. Rows of up to 512 · 40 = 20480 floats, or X and Y aligned differently: the same
+//      with 512 threads and K single floats each.
+//   3. Longer rows, up to what one SM holds (about 90000 floats on an H100): one block of 1024
+//      threads per row, 32 floats per thread in registers and the rest in shared memory (asked
+//      for with cudaFuncSetAttribute). One block per SM: while it reduces and takes its
+//      exponentials no other block's loads are in flight, which costs about a fifth (256 rows of
+//      65536 floats: 79 % of a copy, docs/performance.md).
+//   4. Longer rows still: a block per row and the online softmax. Pass 1 keeps, per thread, a
+//      running maximum m and the sum s of exp(x − m), rescaling s by exp(m_old − m_new) when m
+//      grows; pass 2 reads the row again (mostly from L2) and writes exp(x − m) / s.
+// Shapes 1-3 are one pass (a block per row or rows, as many as the rows need): blocks start
+// roughly in blockIdx order, so the blocks in flight read one contiguous stretch of X.
+// (Measured on an H100, 8192 rows of 8193 floats: 99 % of a device-to-device copy with shape 2
+// and float4s; with single floats, 89 %; a block of 256 threads that kept the row in shared
+// memory instead reached 76 %, one that re-read it from L2 59 %.) expf, not __expf: the accurate
+// function is hidden under the memory time, and keeps Y within a few ulp.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -45,9 +55,11 @@ void check(cudaError_t err, const char* what) {
 constexpr int THREADS = 256;      // 8 warps per block
 constexpr int BLOCKS_PER_SM = 8;  // 2048 threads per SM: the most loads in flight
 constexpr int WARP_SIZE = 32;
-constexpr int UNROLL = 4;           // loads in flight per thread in the online passes
-constexpr int ROW_THREADS = 512;    // threads of a block that holds one row in registers
-constexpr int MAX_PER_THREAD = 40;  // floats per thread at most in registers (K = 40: 64 registers)
+constexpr int UNROLL = 4;              // loads in flight per thread in the online passes
+constexpr int ROW_THREADS = 512;       // threads of a block that holds one row in registers
+constexpr int ON_CHIP_THREADS = 1024;  // one block per SM holds a long row
+constexpr int ON_CHIP_VECTORS = 8;     // float4s per thread in registers (64 registers at most)
+constexpr int MAX_PER_THREAD = 40;     // floats per thread at most in registers (K = 40: 64 registers)
 
 // Rows of N <= G·K floats, G lanes per row, each lane holding columns lane, lane + G, ...: X is
 // read once into registers. The loop bound is the same for the whole warp (its first row), so
@@ -248,6 +260,86 @@ __global__ void __launch_bounds__(T) softmax_block_float4(const float* __restric
   if (c >= 0) y[c] = e * scale;
 }
 
+// Rows too long for registers alone, X and Y aligned alike: one block of ON_CHIP_THREADS per row
+// (one block per SM), ON_CHIP_VECTORS float4s per thread in registers and the rest of the row in
+// dynamic shared memory (up to the device's opt-in maximum: about 90000 floats a row on an H100).
+// The head and tail floats are held as in softmax_block_float4.
+__global__ void __launch_bounds__(ON_CHIP_THREADS, 1)
+    softmax_row_on_chip(const float* __restrict__ X, float* __restrict__ Y, int N) {
+  constexpr int T = ON_CHIP_THREADS, V = ON_CHIP_VECTORS;
+  extern __shared__ float4 rest[];  // float4s V·T and on of the row
+  __shared__ float scratch[T / WARP_SIZE];
+  const float* x = X + static_cast<long long>(blockIdx.x) * N;
+  float* y = Y + static_cast<long long>(blockIdx.x) * N;
+  const int head = min(N, static_cast<int>((16 - reinterpret_cast<uintptr_t>(x) % 16) % 16 / 4));
+  const int vectors = (N - head) / 4;
+  const int tail = head + 4 * vectors;
+  const float4* x4 = reinterpret_cast<const float4*>(x + head);
+  float4 v[V];
+#pragma unroll
+  for (int k = 0; k < V; ++k) {
+    const int i = threadIdx.x + k * T;
+    v[k] = i < vectors ? x4[i] : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+  }
+  float m = -INFINITY;
+  for (int i = threadIdx.x + V * T; i < vectors; i += T) {
+    const float4 q = x4[i];
+    rest[i - V * T] = q;  // each thread reads back only what it wrote: no barrier needed
+    m = fmaxf(m, fmaxf(fmaxf(q.x, q.y), fmaxf(q.z, q.w)));
+  }
+  int c = -1;
+  if (threadIdx.x < head) {
+    c = threadIdx.x;
+  } else if (threadIdx.x >= 4 && tail + static_cast<int>(threadIdx.x) - 4 < N) {
+    c = tail + threadIdx.x - 4;
+  }
+  float e = c >= 0 ? x[c] : -INFINITY;
+  m = fmaxf(m, e);
+#pragma unroll
+  for (int k = 0; k < V; ++k) m = fmaxf(m, fmaxf(fmaxf(v[k].x, v[k].y), fmaxf(v[k].z, v[k].w)));
+    // The row's max, then the sum of exp(x - max): two block reductions, through `scratch`.
+#pragma unroll
+  for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, offset));
+  if (threadIdx.x % WARP_SIZE == 0) scratch[threadIdx.x / WARP_SIZE] = m;
+  __syncthreads();
+  float row_max = scratch[0];
+#pragma unroll
+  for (int w = 1; w < T / WARP_SIZE; ++w) row_max = fmaxf(row_max, scratch[w]);
+  __syncthreads();  // all have read the maxima before the sums overwrite them
+  e = expf(e - row_max);
+  float s = e;
+#pragma unroll
+  for (int k = 0; k < V; ++k) {
+    v[k] = make_float4(expf(v[k].x - row_max), expf(v[k].y - row_max), expf(v[k].z - row_max), expf(v[k].w - row_max));
+    s += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+  }
+  for (int i = threadIdx.x + V * T; i < vectors; i += T) {
+    float4 q = rest[i - V * T];
+    q = make_float4(expf(q.x - row_max), expf(q.y - row_max), expf(q.z - row_max), expf(q.w - row_max));
+    rest[i - V * T] = q;
+    s += (q.x + q.y) + (q.z + q.w);
+  }
+#pragma unroll
+  for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) s += __shfl_xor_sync(0xffffffffu, s, offset);
+  if (threadIdx.x % WARP_SIZE == 0) scratch[threadIdx.x / WARP_SIZE] = s;
+  __syncthreads();
+  float row_sum = 0.0f;
+#pragma unroll
+  for (int w = 0; w < T / WARP_SIZE; ++w) row_sum += scratch[w];
+  const float inv = 1.0f / row_sum;
+  float4* y4 = reinterpret_cast<float4*>(y + head);
+#pragma unroll
+  for (int k = 0; k < V; ++k) {
+    const int i = threadIdx.x + k * T;
+    if (i < vectors) y4[i] = make_float4(v[k].x * inv, v[k].y * inv, v[k].z * inv, v[k].w * inv);
+  }
+  for (int i = threadIdx.x + V * T; i < vectors; i += T) {
+    const float4 q = rest[i - V * T];
+    y4[i] = make_float4(q.x * inv, q.y * inv, q.z * inv, q.w * inv);
+  }
+  if (c >= 0) y[c] = e * inv;
+}
+
 template <int G, int K>
 void launch_in_registers(const float* X, float* Y, int M, int N) {
   constexpr int ROWS_PER_BLOCK = THREADS / G;
@@ -268,12 +360,33 @@ void solve(const float* X, float* Y, int M, int N) {
   }();
   const int max_blocks = BLOCKS_PER_SM * sms;
 
+  const bool alike = (reinterpret_cast<uintptr_t>(X) - reinterpret_cast<uintptr_t>(Y)) % 16 == 0;
+  // The dynamic shared memory a block may have when it asks (cudaFuncSetAttribute, once): the
+  // device's opt-in maximum less the kernel's own static shared memory.
+  static const int on_chip_shared = [] {
+    int device = 0;
+    int most = 0;
+    cudaFuncAttributes attributes{};
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "cudaDeviceGetAttribute");
+    check(cudaFuncGetAttributes(&attributes, softmax_row_on_chip), "cudaFuncGetAttributes");
+    const int bytes = most - static_cast<int>(attributes.sharedSizeBytes);
+    check(cudaFuncSetAttribute(softmax_row_on_chip, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
+          "cudaFuncSetAttribute");
+    return bytes;
+  }();
+  const long long rest_bytes =
+      std::max(0LL, (N + 3LL) / 4 - ON_CHIP_THREADS * ON_CHIP_VECTORS) * static_cast<long long>(sizeof(float4));
+  if (N > ROW_THREADS * MAX_PER_THREAD && alike && rest_bytes <= on_chip_shared) {
+    softmax_row_on_chip<<<M, ON_CHIP_THREADS, rest_bytes>>>(X, Y, N);
+    check(cudaGetLastError(), "launch of softmax_row_on_chip");
+    return;
+  }
   if (N > ROW_THREADS * MAX_PER_THREAD) {
     softmax_online<<<std::min(M, max_blocks), THREADS>>>(X, Y, M, N);
     check(cudaGetLastError(), "launch of softmax_online");
     return;
   }
-  const bool alike = (reinterpret_cast<uintptr_t>(X) - reinterpret_cast<uintptr_t>(Y)) % 16 == 0;
   if (N > 1024 && N <= 4 * 256 * 16 && alike) {
     // T threads of V float4s: 128 threads up to 8192 floats (measured best), then 256.
     const int vectors = (N + 3) / 4;

@@ -24,8 +24,11 @@
 // On an H100 at 8192×8193: 83 % of a device-to-device copy's bandwidth for the 8 bytes per pixel
 // (215 µs; ROWS = 6 or 8: 218–221 µs). A block that loaded a 32×32 tile with its halo into shared
 // memory first reached 77 %: every thread waited at the barrier for the slowest load. What is
-// left is instruction issue: about 37 instructions per pixel (sorting, shuffles, addresses) keep
-// the SM half busy beside the memory.
+// left is not the DRAM (66 % busy) but two other limits, both over 80 % (Nsight Compute, H100):
+// the ALU pipe at 82 %, where FP32 min and max run at half the FMA rate beside the integer and
+// select instructions (about 37 instructions per pixel: sorting, shuffles, addresses), and L2 at
+// 88 %, which serves the rows read a second time and, as rows of 8193 floats are not 128-byte
+// aligned, 5 sectors for each warp's 128 bytes. That is this kernel's ceiling (docs/performance.md).
 #include <cuda_runtime.h>
 
 #include <algorithm>

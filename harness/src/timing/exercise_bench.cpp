@@ -611,21 +611,16 @@ BenchOutcome bench_exercise(const Task& task, const Toolchain& toolchain, const 
     const std::vector<double>& kernel = reply.kernel_samples_s;
     // The simulator traces nothing (all zeros): no kernels row there.
     if (std::ranges::any_of(kernel, [](double s) { return s > 0; })) {
-      const bool host = task.info().pointers == PointerKind::host;
       m.kernel_median_s = median(kernel);
       Summary ks = summarize(kernel);
       // The traced calls are a fixed count: they count as settled when the median is known to the target.
-      ks.stop = host ? summary.stop
-                     : (ks.median_noise <= options.policy.noise_target ? StopReason::noise_target_met
-                                                                       : StopReason::max_samples);
-      ks.minimums_met = host ? summary.minimums_met : true;
-      ks.wall_s = host ? summary.wall_s : 0;
+      ks.stop = ks.median_noise <= options.policy.noise_target ? StopReason::noise_target_met : StopReason::max_samples;
+      ks.minimums_met = true;
+      ks.wall_s = 0;
       kernels_only =
           make_measurement(id + " (kernels)", c, backend_name(toolchain.backend()), task.cost(c), ks, kernel_peaks);
-      kernels_only->notes.push_back(host ? "the kernels of every timed call, from CUPTI"
-                                         : fmt::format("the kernels of {} traced calls apart from the timed ones, from "
-                                                       "CUPTI",
-                                                       kernel.size()));
+      kernels_only->notes.push_back(
+          fmt::format("the kernels of {} traced calls apart from the timed ones, from CUPTI", kernel.size()));
     }
     if (kernels_only) {
       // The kernels alone do not cross the host link.

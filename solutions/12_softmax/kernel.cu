@@ -125,6 +125,19 @@ __device__ MaxSum warp_combine(MaxSum v) {
   return v;
 }
 
+// The (m, s) of the whole block, for every thread: each warp's by shuffles, parked in `parts`,
+// then combined by each thread.
+template <int T>
+__device__ __forceinline__ MaxSum block_combine(MaxSum part, MaxSum (&parts)[T / WARP_SIZE]) {
+  part = warp_combine(part);
+  if (threadIdx.x % WARP_SIZE == 0) parts[threadIdx.x / WARP_SIZE] = part;
+  __syncthreads();  // every warp's (m, s) is in shared memory
+  MaxSum total = parts[0];
+#pragma unroll
+  for (int w = 1; w < T / WARP_SIZE; ++w) total = combine(total, parts[w]);
+  return total;
+}
+
 // Rows too long for registers: one block per row, the online softmax (pass 1), then the scale
 // (pass 2), which reads the row again from L2.
 __global__ void __launch_bounds__(THREADS)
@@ -150,12 +163,7 @@ __global__ void __launch_bounds__(THREADS)
       part = {m, s};
     }
     for (; c < N; c += THREADS) part = combine(part, {x[c], 1.0f});
-    part = warp_combine(part);
-    if (threadIdx.x % WARP_SIZE == 0) warp_parts[threadIdx.x / WARP_SIZE] = part;
-    __syncthreads();  // every warp's (m, s) is in shared memory
-    MaxSum total = warp_parts[0];
-#pragma unroll
-    for (int w = 1; w < THREADS / WARP_SIZE; ++w) total = combine(total, warp_parts[w]);
+    const MaxSum total = block_combine<THREADS>(part, warp_parts);
     const float inv = 1.0f / total.s;
     // Pass 2: the row again, from L2; Y is not read again: a streaming store.
     for (c = threadIdx.x; c < N; c += THREADS) y[c] = expf(__ldcg(x + c) - total.m) * inv;
@@ -188,12 +196,7 @@ __global__ void __launch_bounds__(ROW_THREADS)
     v[k] = expf(v[k] - shift);
     s += v[k];
   }
-  const MaxSum part = warp_combine({m, s});
-  if (threadIdx.x % WARP_SIZE == 0) parts[threadIdx.x / WARP_SIZE] = part;
-  __syncthreads();  // every warp's (m, s) is in shared memory
-  MaxSum total = parts[0];
-#pragma unroll
-  for (int w = 1; w < ROW_THREADS / WARP_SIZE; ++w) total = combine(total, parts[w]);
+  const MaxSum total = block_combine<ROW_THREADS>({m, s}, parts);
   // v[k] = exp(x - m); the answer is exp(x - m_row) / s_row = v[k] · exp(m - m_row) / s_row.
   const float scale = (m == -INFINITY ? 0.0f : expf(m - total.m)) / total.s;
   float* y = Y + row * N;
@@ -204,10 +207,46 @@ __global__ void __launch_bounds__(ROW_THREADS)
   }
 }
 
+// The float of a row's head or tail that this thread holds beside its float4s: threads 0-2 hold
+// the head's (up to 3 floats before the first 16-byte boundary), threads 4-6 the tail's (after the
+// last whole float4). Its column, or -1.
+__device__ __forceinline__ int head_or_tail_column(int head, int tail, int N) {
+  if (static_cast<int>(threadIdx.x) < head) return threadIdx.x;
+  if (threadIdx.x >= 4 && tail + static_cast<int>(threadIdx.x) - 4 < N) return tail + threadIdx.x - 4;
+  return -1;
+}
+
+// Float4s threadIdx.x, threadIdx.x + T, ... of a row: V independent loads, all in flight before
+// the first is used; -inf past the row's end.
+template <int T, int V>
+__device__ __forceinline__ void load_row_float4s(const float4* x4, int vectors, float4 (&v)[V]) {
+#pragma unroll
+  for (int k = 0; k < V; ++k) {
+    const int i = threadIdx.x + k * T;
+    v[k] = i < vectors ? x4[i] : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+  }
+}
+
+__device__ __forceinline__ float max4(float4 q) { return fmaxf(fmaxf(q.x, q.y), fmaxf(q.z, q.w)); }
+__device__ __forceinline__ float sum4(float4 q) { return (q.x + q.y) + (q.z + q.w); }
+__device__ __forceinline__ float4 exp_less(float4 q, float shift) {
+  return make_float4(expf(q.x - shift), expf(q.y - shift), expf(q.z - shift), expf(q.w - shift));
+}
+// v[k] = exp(v[k] - shift) for every k; their sum.
+template <int V>
+__device__ __forceinline__ float exp_less_and_sum(float4 (&v)[V], float shift) {
+  float s = 0.0f;
+#pragma unroll
+  for (int k = 0; k < V; ++k) {
+    v[k] = exp_less(v[k], shift);
+    s += sum4(v[k]);
+  }
+  return s;
+}
+
 // Rows of up to 4·T·V floats, X and Y aligned alike: one block of T threads per row, V float4s
-// per thread in registers. A row starts 16-byte aligned only when N % 4 == 0, so its up to 3 floats
-// before the first 16-byte boundary (the head) are held by threads 0-2 and its up to 3 floats
-// after the last whole float4 (the tail) by threads 4-6, one float each beside their float4s.
+// per thread in registers. A row starts 16-byte aligned only when N % 4 == 0: its head and tail
+// floats are held one per thread beside the float4s (head_or_tail_column).
 template <int T, int V>
 __global__ void __launch_bounds__(T) softmax_block_float4(const float* __restrict__ X, float* __restrict__ Y, int N) {
   static_assert(T >= 8, "threads 0-2 hold the head, 4-6 the tail");
@@ -219,37 +258,17 @@ __global__ void __launch_bounds__(T) softmax_block_float4(const float* __restric
   const int tail = head + 4 * vectors;  // first float of the tail
   const float4* x4 = reinterpret_cast<const float4*>(x + head);
   float4 v[V];
-#pragma unroll
-  for (int k = 0; k < V; ++k) {  // V independent loads, all in flight before the first is used
-    const int i = threadIdx.x + k * T;
-    v[k] = i < vectors ? x4[i] : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
-  }
-  // This thread's float of the head or the tail, if it has one (its column in `c`).
-  int c = -1;
-  if (threadIdx.x < head) {
-    c = threadIdx.x;
-  } else if (threadIdx.x >= 4 && tail + static_cast<int>(threadIdx.x) - 4 < N) {
-    c = tail + threadIdx.x - 4;
-  }
+  load_row_float4s<T>(x4, vectors, v);
+  const int c = head_or_tail_column(head, tail, N);
   float e = c >= 0 ? x[c] : -INFINITY;
   float m = e;
 #pragma unroll
-  for (int k = 0; k < V; ++k) m = fmaxf(m, fmaxf(fmaxf(v[k].x, v[k].y), fmaxf(v[k].z, v[k].w)));
+  for (int k = 0; k < V; ++k) m = fmaxf(m, max4(v[k]));
   // A thread past the row's end holds only -inf: its shift is 0 and its sum 0.
   const float shift = m == -INFINITY ? 0.0f : m;
   e = expf(e - shift);
-  float s = e;
-#pragma unroll
-  for (int k = 0; k < V; ++k) {
-    v[k] = make_float4(expf(v[k].x - shift), expf(v[k].y - shift), expf(v[k].z - shift), expf(v[k].w - shift));
-    s += (v[k].x + v[k].y) + (v[k].z + v[k].w);
-  }
-  const MaxSum part = warp_combine({m, s});
-  if (threadIdx.x % WARP_SIZE == 0) parts[threadIdx.x / WARP_SIZE] = part;
-  __syncthreads();  // every warp's (m, s) is in shared memory
-  MaxSum total = parts[0];
-#pragma unroll
-  for (int w = 1; w < T / WARP_SIZE; ++w) total = combine(total, parts[w]);
+  const float s = e + exp_less_and_sum(v, shift);
+  const MaxSum total = block_combine<T>({m, s}, parts);
   const float scale = (m == -INFINITY ? 0.0f : expf(m - total.m)) / total.s;
   float4* y4 = reinterpret_cast<float4*>(y + head);
 #pragma unroll
@@ -263,7 +282,6 @@ __global__ void __launch_bounds__(T) softmax_block_float4(const float* __restric
 // Rows too long for registers alone, X and Y aligned alike: one block of ON_CHIP_THREADS per row
 // (one block per SM), ON_CHIP_VECTORS float4s per thread in registers and the rest of the row in
 // dynamic shared memory (up to the device's opt-in maximum: about 90000 floats a row on an H100).
-// The head and tail floats are held as in softmax_block_float4.
 __global__ void __launch_bounds__(ON_CHIP_THREADS, 1)
     softmax_row_on_chip(const float* __restrict__ X, float* __restrict__ Y, int N) {
   constexpr int T = ON_CHIP_THREADS, V = ON_CHIP_VECTORS;
@@ -276,27 +294,18 @@ __global__ void __launch_bounds__(ON_CHIP_THREADS, 1)
   const int tail = head + 4 * vectors;
   const float4* x4 = reinterpret_cast<const float4*>(x + head);
   float4 v[V];
-#pragma unroll
-  for (int k = 0; k < V; ++k) {
-    const int i = threadIdx.x + k * T;
-    v[k] = i < vectors ? x4[i] : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
-  }
+  load_row_float4s<T>(x4, vectors, v);
   float m = -INFINITY;
   for (int i = threadIdx.x + V * T; i < vectors; i += T) {
     const float4 q = x4[i];
     rest[i - V * T] = q;  // each thread reads back only what it wrote: no barrier needed
-    m = fmaxf(m, fmaxf(fmaxf(q.x, q.y), fmaxf(q.z, q.w)));
+    m = fmaxf(m, max4(q));
   }
-  int c = -1;
-  if (threadIdx.x < head) {
-    c = threadIdx.x;
-  } else if (threadIdx.x >= 4 && tail + static_cast<int>(threadIdx.x) - 4 < N) {
-    c = tail + threadIdx.x - 4;
-  }
+  const int c = head_or_tail_column(head, tail, N);
   float e = c >= 0 ? x[c] : -INFINITY;
   m = fmaxf(m, e);
 #pragma unroll
-  for (int k = 0; k < V; ++k) m = fmaxf(m, fmaxf(fmaxf(v[k].x, v[k].y), fmaxf(v[k].z, v[k].w)));
+  for (int k = 0; k < V; ++k) m = fmaxf(m, max4(v[k]));
     // The row's max, then the sum of exp(x - max): two block reductions, through `scratch`.
 #pragma unroll
   for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, offset));
@@ -307,17 +316,12 @@ __global__ void __launch_bounds__(ON_CHIP_THREADS, 1)
   for (int w = 1; w < T / WARP_SIZE; ++w) row_max = fmaxf(row_max, scratch[w]);
   __syncthreads();  // all have read the maxima before the sums overwrite them
   e = expf(e - row_max);
-  float s = e;
-#pragma unroll
-  for (int k = 0; k < V; ++k) {
-    v[k] = make_float4(expf(v[k].x - row_max), expf(v[k].y - row_max), expf(v[k].z - row_max), expf(v[k].w - row_max));
-    s += (v[k].x + v[k].y) + (v[k].z + v[k].w);
-  }
+  float s = e + exp_less_and_sum(v, row_max);
   for (int i = threadIdx.x + V * T; i < vectors; i += T) {
     float4 q = rest[i - V * T];
-    q = make_float4(expf(q.x - row_max), expf(q.y - row_max), expf(q.z - row_max), expf(q.w - row_max));
+    q = exp_less(q, row_max);
     rest[i - V * T] = q;
-    s += (q.x + q.y) + (q.z + q.w);
+    s += sum4(q);
   }
 #pragma unroll
   for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) s += __shfl_xor_sync(0xffffffffu, s, offset);

@@ -34,10 +34,12 @@ class RowNormsTask final : public Task {
   [[nodiscard]] const TaskInfo& info() const override { return info_; }
 
   // The usual 2D shapes, plus rows around a warp's width and a block's (one warp or one block per
-  // row must loop over a row longer than itself), and many short rows (a grid that covers only
-  // some rows, a warp wasted on a row of 1–3 elements).
+  // row must loop over a row longer than itself), two long rows (a row cut over several blocks,
+  // whose partial sums must all arrive), and many short rows (a grid that covers only some rows, a
+  // warp wasted on a row of 1–3 elements).
   [[nodiscard]] std::vector<Case> cases(const CaseOptions& options) const override {
-    return cases_2d(options, {{3, 31}, {3, 32}, {3, 33}, {2, 1024}, {2, 1025}, {3, 4097}, {65537, 1}, {100003, 3}});
+    return cases_2d(options,
+                    {{3, 31}, {3, 32}, {3, 33}, {2, 1024}, {2, 1025}, {3, 4097}, {2, 16411}, {65537, 1}, {100003, 3}});
   }
 
   [[nodiscard]] std::vector<Buffer> make_buffers(const Case& c, Rng& rng) const override {

@@ -64,11 +64,12 @@ class SoftmaxTask final : public Task {
 
   // The usual 2D shapes, plus rows around a warp's and a block's width and many short rows, as in
   // 08_row_norms: the per-row mapping is the same; and rows longer than 20480 floats, where a
-  // kernel that keeps the row in registers or shared memory runs out of room, and longer than
-  // 90000, more than one SM's registers and shared memory hold.
+  // kernel that keeps the row in registers runs out of room, longer than 32768 (registers and
+  // shared memory), and longer than 90000, more than one SM's registers and shared memory hold.
   [[nodiscard]] std::vector<Case> cases(const CaseOptions& options) const override {
-    return cases_2d(options,
-                    {{3, 31}, {3, 32}, {3, 33}, {2, 1024}, {2, 1025}, {3, 4097}, {2, 20481}, {2, 100003}, {100003, 3}});
+    return cases_2d(
+        options,
+        {{3, 31}, {3, 32}, {3, 33}, {2, 1024}, {2, 1025}, {3, 4097}, {2, 20481}, {2, 50001}, {2, 100003}, {100003, 3}});
   }
 
   // X[r][c] = offset_r + uniform [-10, 10), offset_r uniform in [0, 90): in the rows with the

@@ -10,6 +10,7 @@
 //
 // The "around solve" times include the launch of the first kernel, a few microseconds that no
 // kernel can avoid; the launch floor (an empty kernel timed the same way) is printed with them.
+#include <cooperative_groups.h>  // before the solutions, which include it inside their namespaces
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 

@@ -21,11 +21,15 @@
 //      before the first 16-byte boundary) and its tail are held one float per thread beside the
 //      float4s. Rows of up to 512 · 40 = 20480 floats, or X and Y aligned differently: the same
 //      with 512 threads and K single floats each.
-//   3. Longer rows, up to what one SM holds (about 90000 floats on an H100): one block of 1024
-//      threads per row, 32 floats per thread in registers and the rest in shared memory (asked
-//      for with cudaFuncSetAttribute). One block per SM: while it reduces and takes its
-//      exponentials no other block's loads are in flight, which costs about a fifth (256 rows of
-//      65536 floats: 79 % of a copy, docs/performance.md).
+//   3. Longer rows, up to 65536 floats, on a GPU with thread block clusters (Hopper and later): the
+//      row is cut over a cluster of 2, 4 or 8 blocks that read each other's (m, s) from their
+//      shared memory, so each scales the part it still holds: X read once, several blocks per SM.
+//      Elsewhere (older GPUs, the simulator, which runs no clusters), rows of up to what one SM
+//      holds (about 90000 floats on an H100) go to one block of 1024 threads per row, 32 floats
+//      per thread in registers and the rest in shared memory (asked for with
+//      cudaFuncSetAttribute); one block per SM, so while it reduces no other block's loads are in
+//      flight. (256 rows of 65536 floats on an H100: 81 % of a copy with clusters, 77 % with one
+//      block per SM; docs/performance.md.)
 //   4. Longer rows still: a block per row and the online softmax. Pass 1 keeps, per thread, a
 //      running maximum m and the sum s of exp(x − m), rescaling s by exp(m_old − m_new) when m
 //      grows; pass 2 reads the row again (mostly from L2) and writes exp(x − m) / s.
@@ -35,6 +39,7 @@
 // and float4s; with single floats, 89 %; a block of 256 threads that kept the row in shared
 // memory instead reached 76 %, one that re-read it from L2 59 %.) expf, not __expf: the accurate
 // function is hidden under the memory time, and keeps Y within a few ulp.
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -57,6 +62,8 @@ constexpr int BLOCKS_PER_SM = 8;  // 2048 threads per SM: the most loads in flig
 constexpr int WARP_SIZE = 32;
 constexpr int UNROLL = 4;              // loads in flight per thread in the online passes
 constexpr int ROW_THREADS = 512;       // threads of a block that holds one row in registers
+constexpr int CLUSTER_THREADS = 256;   // a block of a cluster that holds a long row
+constexpr int CLUSTER_VECTORS = 8;     // its float4s per thread: 8192 floats a block
 constexpr int ON_CHIP_THREADS = 1024;  // one block per SM holds a long row
 constexpr int ON_CHIP_VECTORS = 8;     // float4s per thread in registers (64 registers at most)
 constexpr int MAX_PER_THREAD = 40;     // floats per thread at most in registers (K = 40: 64 registers)
@@ -344,6 +351,105 @@ __global__ void __launch_bounds__(ON_CHIP_THREADS, 1)
   if (c >= 0) y[c] = e * inv;
 }
 
+#if defined(__NVCC__)
+// Rows longer than a block holds, on a GPU with thread block clusters (compute capability 9.0,
+// Hopper, and later): the row is cut over a cluster of C blocks, CLUSTER_VECTORS float4s per thread
+// in registers. Each block finds its part's (m, s); the blocks of a cluster run at the same time and
+// read each other's shared memory (distributed shared memory), so each combines the C parts and
+// scales its own part, which it still holds: the row is read once and written once, with several
+// blocks per SM loading while others reduce. (The simulator runs no clusters: there, and on older
+// GPUs, softmax_row_on_chip does this work.)
+template <int C>
+__global__ void __launch_bounds__(CLUSTER_THREADS)
+    softmax_row_cluster(const float* __restrict__ X, float* __restrict__ Y, int N) {
+#if __CUDA_ARCH__ >= 900
+  constexpr int T = CLUSTER_THREADS, V = CLUSTER_VECTORS;
+  namespace cg = cooperative_groups;
+  const cg::cluster_group cluster = cg::this_cluster();
+  __shared__ MaxSum parts[T / WARP_SIZE];
+  __shared__ MaxSum block_part;  // read by the cluster's other blocks
+  const int rank = static_cast<int>(cluster.block_rank());
+  const long long row = blockIdx.x / C;
+  const float* x = X + row * N;
+  float* y = Y + row * N;
+  const int head = min(N, static_cast<int>((16 - reinterpret_cast<uintptr_t>(x) % 16) % 16 / 4));
+  const int vectors = (N - head) / 4;
+  const int tail = head + 4 * vectors;
+  const int per_block = (vectors + C - 1) / C;
+  const int first = rank * per_block;
+  const int last = min(vectors, first + per_block);
+  const float4* x4 = reinterpret_cast<const float4*>(x + head) + first;
+  float4 v[V];
+  load_row_float4s<T>(x4, last - first, v);
+  // The head's floats go to the first block, the tail's to the last.
+  const int c = rank == 0 ? head_or_tail_column(head, head, 0) : rank == C - 1 ? head_or_tail_column(0, tail, N) : -1;
+  float e = c >= 0 ? x[c] : -INFINITY;
+  float m = e;
+#pragma unroll
+  for (int k = 0; k < V; ++k) m = fmaxf(m, max4(v[k]));
+  const float shift = m == -INFINITY ? 0.0f : m;
+  e = expf(e - shift);
+  const float s = e + exp_less_and_sum(v, shift);
+  const MaxSum mine = block_combine<T>({m, s}, parts);
+  if (threadIdx.x == 0) block_part = mine;
+  cluster.sync();  // every block's part is in its shared memory
+  MaxSum total = *cluster.map_shared_rank(&block_part, 0);
+#pragma unroll
+  for (int b = 1; b < C; ++b) total = combine(total, *cluster.map_shared_rank(&block_part, b));
+  cluster.sync();  // no block leaves (and frees its shared memory) while another reads it
+  const float scale = (m == -INFINITY ? 0.0f : expf(m - total.m)) / total.s;
+  float4* y4 = reinterpret_cast<float4*>(y + head) + first;
+#pragma unroll
+  for (int k = 0; k < V; ++k) {
+    const int i = threadIdx.x + k * T;
+    if (i < last - first) y4[i] = make_float4(v[k].x * scale, v[k].y * scale, v[k].z * scale, v[k].w * scale);
+  }
+  if (c >= 0) y[c] = e * scale;
+#endif
+}
+
+// Launches softmax_row_cluster with clusters of C blocks, one cluster per row.
+template <int C>
+void launch_cluster(const float* X, float* Y, int M, int N) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(M) * C);
+  config.blockDim = dim3(CLUSTER_THREADS);
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = C;
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  check(cudaLaunchKernelEx(&config, softmax_row_cluster<C>, X, Y, N), "launch of softmax_row_cluster");
+}
+
+/// Whether this GPU runs clusters, and the row took them: up to 8 blocks of CLUSTER_VECTORS
+/// float4s per thread (8 is the cluster size every such GPU supports).
+bool softmax_by_cluster(const float* X, float* Y, int M, int N) {
+  static const bool clusters = [] {
+    int device = 0;
+    int supported = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&supported, cudaDevAttrClusterLaunch, device), "cudaDeviceGetAttribute");
+    return supported != 0;
+  }();
+  constexpr long long kPerBlock = static_cast<long long>(CLUSTER_THREADS) * CLUSTER_VECTORS;  // float4s
+  const long long vectors = (N + 3LL) / 4;
+  if (!clusters || vectors > 8 * kPerBlock || static_cast<long long>(M) * 8 > 0x7fffffffLL) return false;
+  if (vectors <= 2 * kPerBlock) {
+    launch_cluster<2>(X, Y, M, N);
+  } else if (vectors <= 4 * kPerBlock) {
+    launch_cluster<4>(X, Y, M, N);
+  } else {
+    launch_cluster<8>(X, Y, M, N);
+  }
+  return true;
+}
+#else
+bool softmax_by_cluster(const float*, float*, int, int) { return false; }  // the simulator: no clusters
+#endif
+
 template <int G, int K>
 void launch_in_registers(const float* X, float* Y, int M, int N) {
   constexpr int ROWS_PER_BLOCK = THREADS / G;
@@ -379,6 +485,7 @@ void solve(const float* X, float* Y, int M, int N) {
           "cudaFuncSetAttribute");
     return bytes;
   }();
+  if (N > 4 * 256 * 16 && alike && softmax_by_cluster(X, Y, M, N)) return;
   const long long rest_bytes =
       std::max(0LL, (N + 3LL) / 4 - ON_CHIP_THREADS * ON_CHIP_VECTORS) * static_cast<long long>(sizeof(float4));
   if (N > ROW_THREADS * MAX_PER_THREAD && alike && rest_bytes <= on_chip_shared) {

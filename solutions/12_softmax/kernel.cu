@@ -251,6 +251,28 @@ __device__ __forceinline__ float exp_less_and_sum(float4 (&v)[V], float shift) {
   return s;
 }
 
+// This thread's (m, s) over its float4s and its head-or-tail float e; v and e become exp(x - m).
+template <int V>
+__device__ __forceinline__ MaxSum thread_max_sum(float4 (&v)[V], float& e) {
+  float m = e;
+#pragma unroll
+  for (int k = 0; k < V; ++k) m = fmaxf(m, max4(v[k]));
+  // A thread past the row's end holds only -inf: its shift is 0 and its sum 0.
+  const float shift = m == -INFINITY ? 0.0f : m;
+  e = expf(e - shift);
+  return {m, e + exp_less_and_sum(v, shift)};
+}
+
+// Writes v[k] · scale to float4s threadIdx.x + k·T of y4 that are below `count`.
+template <int T, int V>
+__device__ __forceinline__ void store_row_float4s(float4* y4, int count, const float4 (&v)[V], float scale) {
+#pragma unroll
+  for (int k = 0; k < V; ++k) {
+    const int i = threadIdx.x + k * T;
+    if (i < count) y4[i] = make_float4(v[k].x * scale, v[k].y * scale, v[k].z * scale, v[k].w * scale);
+  }
+}
+
 // Rows of up to 4·T·V floats, X and Y aligned alike: one block of T threads per row, V float4s
 // per thread in registers. A row starts 16-byte aligned only when N % 4 == 0: its head and tail
 // floats are held one per thread beside the float4s (head_or_tail_column).
@@ -268,21 +290,10 @@ __global__ void __launch_bounds__(T) softmax_block_float4(const float* __restric
   load_row_float4s<T>(x4, vectors, v);
   const int c = head_or_tail_column(head, tail, N);
   float e = c >= 0 ? x[c] : -INFINITY;
-  float m = e;
-#pragma unroll
-  for (int k = 0; k < V; ++k) m = fmaxf(m, max4(v[k]));
-  // A thread past the row's end holds only -inf: its shift is 0 and its sum 0.
-  const float shift = m == -INFINITY ? 0.0f : m;
-  e = expf(e - shift);
-  const float s = e + exp_less_and_sum(v, shift);
-  const MaxSum total = block_combine<T>({m, s}, parts);
-  const float scale = (m == -INFINITY ? 0.0f : expf(m - total.m)) / total.s;
-  float4* y4 = reinterpret_cast<float4*>(y + head);
-#pragma unroll
-  for (int k = 0; k < V; ++k) {
-    const int i = threadIdx.x + k * T;
-    if (i < vectors) y4[i] = make_float4(v[k].x * scale, v[k].y * scale, v[k].z * scale, v[k].w * scale);
-  }
+  const MaxSum mine = thread_max_sum(v, e);
+  const MaxSum total = block_combine<T>(mine, parts);
+  const float scale = (mine.m == -INFINITY ? 0.0f : expf(mine.m - total.m)) / total.s;
+  store_row_float4s<T>(reinterpret_cast<float4*>(y + head), vectors, v, scale);
   if (c >= 0) y[c] = e * scale;
 }
 
@@ -384,26 +395,16 @@ __global__ void __launch_bounds__(CLUSTER_THREADS)
   // The head's floats go to the first block, the tail's to the last.
   const int c = rank == 0 ? head_or_tail_column(head, head, 0) : rank == C - 1 ? head_or_tail_column(0, tail, N) : -1;
   float e = c >= 0 ? x[c] : -INFINITY;
-  float m = e;
-#pragma unroll
-  for (int k = 0; k < V; ++k) m = fmaxf(m, max4(v[k]));
-  const float shift = m == -INFINITY ? 0.0f : m;
-  e = expf(e - shift);
-  const float s = e + exp_less_and_sum(v, shift);
-  const MaxSum mine = block_combine<T>({m, s}, parts);
-  if (threadIdx.x == 0) block_part = mine;
+  const MaxSum mine = thread_max_sum(v, e);
+  const MaxSum block = block_combine<T>(mine, parts);
+  if (threadIdx.x == 0) block_part = block;
   cluster.sync();  // every block's part is in its shared memory
   MaxSum total = *cluster.map_shared_rank(&block_part, 0);
 #pragma unroll
   for (int b = 1; b < C; ++b) total = combine(total, *cluster.map_shared_rank(&block_part, b));
   cluster.sync();  // no block leaves (and frees its shared memory) while another reads it
-  const float scale = (m == -INFINITY ? 0.0f : expf(m - total.m)) / total.s;
-  float4* y4 = reinterpret_cast<float4*>(y + head) + first;
-#pragma unroll
-  for (int k = 0; k < V; ++k) {
-    const int i = threadIdx.x + k * T;
-    if (i < last - first) y4[i] = make_float4(v[k].x * scale, v[k].y * scale, v[k].z * scale, v[k].w * scale);
-  }
+  const float scale = (mine.m == -INFINITY ? 0.0f : expf(mine.m - total.m)) / total.s;
+  store_row_float4s<T>(reinterpret_cast<float4*>(y + head) + first, last - first, v, scale);
   if (c >= 0) y[c] = e * scale;
 #endif
 }

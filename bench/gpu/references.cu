@@ -102,9 +102,14 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+/// Flushes the L2 as `cudalab bench` does (one flush buffer for the whole program).
+void flush_l2() {
+  static cudalab::runner::L2Flush flush;
+  flush();
+}
+
 /// Median seconds of `fn` with events around it (device-pointer calls), the L2 flushed first.
 double time_device(const std::function<void()>& fn) {
-  static cudalab::runner::L2Flush flush;
   static cudaEvent_t start = nullptr, stop = nullptr;
   if (start == nullptr) {
     check(cudaEventCreate(&start), "cudaEventCreate");
@@ -114,7 +119,7 @@ double time_device(const std::function<void()>& fn) {
   check(cudaDeviceSynchronize(), "warm-up");
   std::vector<double> times;
   for (int i = 0; i < g_calls; ++i) {
-    flush();
+    flush_l2();
     check(cudaEventRecord(start), "cudaEventRecord");
     fn();
     check(cudaEventRecord(stop), "cudaEventRecord");
@@ -128,12 +133,11 @@ double time_device(const std::function<void()>& fn) {
 
 /// Median seconds of `fn` by the host's clock until the device is idle (host-pointer calls).
 double time_host(const std::function<void()>& fn) {
-  static cudalab::runner::L2Flush flush;
   fn();
   check(cudaDeviceSynchronize(), "warm-up");
   std::vector<double> times;
   for (int i = 0; i < std::max(5, g_calls / 3); ++i) {
-    flush();
+    flush_l2();
     const auto t0 = std::chrono::steady_clock::now();
     fn();
     check(cudaDeviceSynchronize(), "after the call");

@@ -53,13 +53,19 @@ constexpr int CHUNK_FLOAT4S = THREADS * UNROLL * 2;  // a chunk is at least 32 K
 __device__ float g_partials[MAX_PARTIALS];
 __device__ unsigned int g_chunks_done[MAX_ROWS_SPLIT];
 
+// The floats of a row of n before its first 16-byte boundary (its head): rows start at A + r·N,
+// 16-byte aligned only when N % 4 == 0.
+__device__ __forceinline__ int row_head(const float* row, int n) {
+  const int misaligned = static_cast<int>((reinterpret_cast<std::uintptr_t>(row) / sizeof(float)) % 4);
+  return min((4 - misaligned) % 4, n);
+}
+
 // The sum of squares of the float4s [first, last) of `row`'s n floats that lane `lane` of a group
 // of `width` lanes owns (every width-th), plus the scalar head up to the first 16-byte boundary
 // when `with_head` and the scalar tail when `with_tail`.
 __device__ __forceinline__ float lane_sum_of_squares(const float* __restrict__ row, int n, int lane, int width,
                                                      int first, int last, bool with_head, bool with_tail) {
-  const int misaligned = static_cast<int>((reinterpret_cast<std::uintptr_t>(row) / sizeof(float)) % 4);
-  const int head = min((4 - misaligned) % 4, n);
+  const int head = row_head(row, n);
   const int n4 = (n - head) / 4;
   last = min(last, n4);
   const float4* row4 = reinterpret_cast<const float4*>(row + head);
@@ -92,12 +98,6 @@ __device__ __forceinline__ float lane_sum_of_squares(const float* __restrict__ r
 #pragma unroll
   for (int u = 0; u < UNROLL; ++u) total += acc[u];
   return total;
-}
-
-// The float4s of a row of n floats (after its head).
-__device__ __forceinline__ int row_float4s(const float* row, int n) {
-  const int misaligned = static_cast<int>((reinterpret_cast<std::uintptr_t>(row) / sizeof(float)) % 4);
-  return (n - min((4 - misaligned) % 4, n)) / 4;
 }
 
 // Adds s across the block; thread 0 ends with the total. Warps reduce with shuffles, lane 0 of
@@ -145,7 +145,7 @@ __global__ void __launch_bounds__(THREADS)
   const int row = blockIdx.x / chunks;
   const int chunk = blockIdx.x % chunks;
   const float* r = A + static_cast<long long>(row) * N;
-  const int per_chunk = (row_float4s(r, N) + chunks - 1) / chunks;
+  const int per_chunk = ((N - row_head(r, N)) / 4 + chunks - 1) / chunks;
   const float s = block_sum(lane_sum_of_squares(r, N, threadIdx.x, THREADS, chunk * per_chunk, (chunk + 1) * per_chunk,
                                                 chunk == 0, chunk == chunks - 1));
   // Publish this chunk's sum, then take a ticket; __threadfence makes the sum visible to every

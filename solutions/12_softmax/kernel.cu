@@ -55,18 +55,28 @@ void check(cudaError_t err, const char* what) {
   }
 }
 
+// One attribute of the current device.
+int device_attribute(cudaDeviceAttr attribute) {
+  int device = 0;
+  int value = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&value, attribute, device), "cudaDeviceGetAttribute");
+  return value;
+}
+
 }  // namespace
 
 constexpr int THREADS = 256;      // 8 warps per block
 constexpr int BLOCKS_PER_SM = 8;  // 2048 threads per SM: the most loads in flight
 constexpr int WARP_SIZE = 32;
-constexpr int UNROLL = 4;              // loads in flight per thread in the online passes
-constexpr int ROW_THREADS = 512;       // threads of a block that holds one row in registers
-constexpr int CLUSTER_THREADS = 256;   // a block of a cluster that holds a long row
-constexpr int CLUSTER_VECTORS = 8;     // its float4s per thread: 8192 floats a block
-constexpr int ON_CHIP_THREADS = 1024;  // one block per SM holds a long row
-constexpr int ON_CHIP_VECTORS = 8;     // float4s per thread in registers (64 registers at most)
-constexpr int MAX_PER_THREAD = 40;     // floats per thread at most in registers (K = 40: 64 registers)
+constexpr int UNROLL = 4;                     // loads in flight per thread in the online passes
+constexpr int ROW_THREADS = 512;              // threads of a block that holds one row in registers
+constexpr int MAX_FLOAT4_ROW = 4 * 256 * 16;  // floats of a row softmax_block_float4 holds at most
+constexpr int CLUSTER_THREADS = 256;          // a block of a cluster that holds a long row
+constexpr int CLUSTER_VECTORS = 8;            // its float4s per thread: 8192 floats a block
+constexpr int ON_CHIP_THREADS = 1024;         // one block per SM holds a long row
+constexpr int ON_CHIP_VECTORS = 8;            // float4s per thread in registers (64 registers at most)
+constexpr int MAX_PER_THREAD = 40;            // floats per thread at most in registers (K = 40: 64 registers)
 
 // Rows of N <= G·K floats, G lanes per row, each lane holding columns lane, lane + G, ...: X is
 // read once into registers. The loop bound is the same for the whole warp (its first row), so
@@ -428,13 +438,7 @@ void launch_cluster(const float* X, float* Y, int M, int N) {
 /// Whether this GPU runs clusters, and the row took them: up to 8 blocks of CLUSTER_VECTORS
 /// float4s per thread (8 is the cluster size every such GPU supports).
 bool softmax_by_cluster(const float* X, float* Y, int M, int N) {
-  static const bool clusters = [] {
-    int device = 0;
-    int supported = 0;
-    check(cudaGetDevice(&device), "cudaGetDevice");
-    check(cudaDeviceGetAttribute(&supported, cudaDevAttrClusterLaunch, device), "cudaDeviceGetAttribute");
-    return supported != 0;
-  }();
+  static const bool clusters = device_attribute(cudaDevAttrClusterLaunch) != 0;
   constexpr long long kPerBlock = static_cast<long long>(CLUSTER_THREADS) * CLUSTER_VECTORS;  // float4s
   const long long vectors = (N + 3LL) / 4;
   if (!clusters || vectors > 8 * kPerBlock || static_cast<long long>(M) * 8 > 0x7fffffffLL) return false;
@@ -462,31 +466,22 @@ void launch_in_registers(const float* X, float* Y, int M, int N) {
 void solve(const float* X, float* Y, int M, int N) {
   // The SM count is asked for once: solve runs many times, and every host call before the first
   // launch adds to the time the caller waits.
-  static const int sms = [] {
-    int device = 0;
-    int count = 0;
-    check(cudaGetDevice(&device), "cudaGetDevice");
-    check(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-    return count;
-  }();
+  static const int sms = device_attribute(cudaDevAttrMultiProcessorCount);
   const int max_blocks = BLOCKS_PER_SM * sms;
 
   const bool alike = (reinterpret_cast<uintptr_t>(X) - reinterpret_cast<uintptr_t>(Y)) % 16 == 0;
   // The dynamic shared memory a block may have when it asks (cudaFuncSetAttribute, once): the
   // device's opt-in maximum less the kernel's own static shared memory.
   static const int on_chip_shared = [] {
-    int device = 0;
-    int most = 0;
+    const int most = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
     cudaFuncAttributes attributes{};
-    check(cudaGetDevice(&device), "cudaGetDevice");
-    check(cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "cudaDeviceGetAttribute");
     check(cudaFuncGetAttributes(&attributes, softmax_row_on_chip), "cudaFuncGetAttributes");
     const int bytes = most - static_cast<int>(attributes.sharedSizeBytes);
     check(cudaFuncSetAttribute(softmax_row_on_chip, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
           "cudaFuncSetAttribute");
     return bytes;
   }();
-  if (N > 4 * 256 * 16 && alike && softmax_by_cluster(X, Y, M, N)) return;
+  if (N > MAX_FLOAT4_ROW && alike && softmax_by_cluster(X, Y, M, N)) return;
   const long long rest_bytes =
       std::max(0LL, (N + 3LL) / 4 - ON_CHIP_THREADS * ON_CHIP_VECTORS) * static_cast<long long>(sizeof(float4));
   if (N > ROW_THREADS * MAX_PER_THREAD && alike && rest_bytes <= on_chip_shared) {
@@ -499,7 +494,7 @@ void solve(const float* X, float* Y, int M, int N) {
     check(cudaGetLastError(), "launch of softmax_online");
     return;
   }
-  if (N > 1024 && N <= 4 * 256 * 16 && alike) {
+  if (N > 1024 && N <= MAX_FLOAT4_ROW && alike) {
     // T threads of V float4s: 128 threads up to 8192 floats (measured best), then 256.
     const int vectors = (N + 3) / 4;
     if (vectors <= 128 * 4) {

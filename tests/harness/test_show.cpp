@@ -69,6 +69,14 @@ ShowResult show_file(const Toolchain& tc, const std::string& exercise, const fs:
   return show_exercise(*task, tc, file, options);
 }
 
+/// The hand-checked transpose above, shown from a scratch folder of its own (`dir`, removed by the
+/// caller).
+ShowResult show_hand_transpose(const Toolchain& tc, const fs::path& dir) {
+  const fs::path file = dir / "kernel.cu";
+  std::ofstream(file) << kHandTranspose;
+  return show_file(tc, "09_transpose", file);
+}
+
 const ShownTarget* target_named(const ShownLaunch& l, const std::string& name) {
   const auto it = std::ranges::find(l.targets, name, &ShownTarget::name);
   return it == l.targets.end() ? nullptr : &*it;
@@ -77,9 +85,7 @@ const ShownTarget* target_named(const ShownLaunch& l, const std::string& name) {
 TEST(Show, RecordsWhichThreadWroteAndReadEachElementOfAHandCheckedTranspose) {
   REQUIRE_CHECKED_SIM(tc);
   const fs::path dir = scratch("hand");
-  const fs::path file = dir / "kernel.cu";
-  std::ofstream(file) << kHandTranspose;
-  const ShowResult r = show_file(*tc, "09_transpose", file);
+  const ShowResult r = show_hand_transpose(*tc, dir);
   ASSERT_TRUE(r.compile.ok) << r.compile.diagnostics;
   // The naive transpose uses no shared memory: the requirement fails, the picture is still drawn.
   EXPECT_EQ(r.verdict, Verdict::requirement_unmet) << r.message;
@@ -224,9 +230,7 @@ TEST(Show, AnUncoalescedMatmulsLoadsArePicturedOnTheirLines) {
 TEST(Show, TheTextDrawsEachElementsWriter) {
   REQUIRE_CHECKED_SIM(tc);
   const fs::path dir = scratch("text");
-  const fs::path file = dir / "kernel.cu";
-  std::ofstream(file) << kHandTranspose;
-  const ShowResult r = show_file(*tc, "09_transpose", file);
+  const ShowResult r = show_hand_transpose(*tc, dir);
   ASSERT_TRUE(r.ran());
   std::ostringstream out;
   write_show_text(out, r, ReportStyle{}, 64);

@@ -21,5 +21,5 @@ gtest_discover_tests(cudalab-test-docs-commands TEST_FILTER "-DocsCommands.Every
 add_test(NAME docs.DocsCommands.EveryDocumentedCommandRunsAsShown
          COMMAND cudalab-test-docs-commands --gtest_filter=DocsCommands.EveryDocumentedCommandRunsAsShown)
 # One processor's worth (its two jobs kept 1.3 cores busy from a cold cache: 277 s wall, 350 s CPU),
-# started early (COST, see naming.clang_tidy) so that other tests share the machine with it.
+# started early (COST, see naming.constexpr_case) so that other tests share the machine with it.
 set_tests_properties(docs.DocsCommands.EveryDocumentedCommandRunsAsShown PROPERTIES LABELS "docs" COST 200 TIMEOUT 900)

@@ -2,7 +2,7 @@
 # Build here, run on the lent GPU machine (which has nvcc and the driver but none of our Debian
 # dependencies). Two steps, one per machine:
 #
-#   scripts/device.sh build [TARGET...]  here: configure + build the `device` preset (sm_90,
+#   scripts/device.sh build [TARGET...]  here: configure + build the `device` preset (sm_90a,
 #                                      Release), all of it or the targets named (on 2 cores a
 #                                      whole build takes half an hour: name what the run needs),
 #                                      copy the Debian shared libraries it needs into

@@ -1,6 +1,6 @@
 // Every reference solution against the limit that bounds it, measured in one process on one GPU:
 // the memory-bound ones against a device-to-device copy, the host-pointer ones against the host
-// link both ways at once, 03_matmul against cuBLAS SGEMM and its TF32 tier against cuBLAS TF32 of
+// link both ways at once, 03_matmul against cuBLAS SGEMM and its TF32 tiers against cuBLAS TF32 of
 // the same shapes. Each solution is compiled into this program in its own namespace and timed as
 // `cudalab bench` times it: the L2 flushed before every call, CUDA events around a device-pointer
 // call, the host's clock around a host-pointer call (its copies included), the median of the calls.
@@ -10,8 +10,10 @@
 //
 // The "around solve" times include the launch of the first kernel, a few microseconds that no
 // kernel can avoid; the launch floor (an empty kernel timed the same way) is printed with them.
-#include <cooperative_groups.h>  // before the solutions, which include it inside their namespaces
+#include <cooperative_groups.h>  // before the solutions, which include these inside their namespaces
 #include <cublas_v2.h>
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -40,6 +42,9 @@ namespace ex03 {
 }
 namespace ex03tf32 {
 #include "solutions/03_matmul/tf32_tensor_cores.cu"
+}
+namespace ex03wgmma {
+#include "solutions/03_matmul/tf32_wgmma_tma.cu"
 }
 namespace ex04 {
 #include "solutions/04_normalize/kernel.cu"
@@ -313,6 +318,10 @@ int main(int argc, char** argv) {
     });
     add("03_matmul TF32 tier", dims(m, nn, k), time_device([&] { ex03tf32::solve(a, b, c, m, nn, k); }), flops, true,
         "cuBLAS TF32", flops / tf32_s);
+    if (prop.major == 9 && prop.minor == 0) {  // the wgmma tier needs a Hopper GPU
+      add("03_matmul wgmma tier", dims(m, nn, k), time_device([&] { ex03wgmma::solve(a, b, c, m, nn, k); }), flops,
+          true, "cuBLAS TF32", flops / tf32_s);
+    }
   }
 
   std::printf("Device: %s · driver %d.%d · %d SMs · `cudalab-bench-refs --calls %d`\n\n", prop.name, driver / 1000,

@@ -184,6 +184,23 @@ TEST(TensorCoreTier, Tf32MatmulPassesAtTf32PrecisionOnTheGpu) {
   for (const auto& c : r.cases) EXPECT_EQ(c.c.precision, Precision::tf32);
 }
 
+// The Hopper tier (wgmma and TMA) passes every check at TF32 precision on an H100 or H200, and
+// on any other GPU stops with the reason, as its README says.
+TEST(TensorCoreTier, WgmmaTierPassesAtTf32PrecisionOnAHopperGpu) {
+  REQUIRE_BACKEND(Backend::gpu, toolchain);
+  const fs::path file = source_dir / "solutions/03_matmul/tf32_wgmma_tma.cu";
+  REQUIRE_FILE(file);
+  CheckOptions options = test_options();
+  options.precision = Precision::tf32;
+  options.checked_toolchain = nullptr;  // the simulator has no tensor cores
+  auto r = check_exercise(*find_task("03_matmul"), *toolchain, file, options);
+  if (all_text(r).find("runs on Hopper GPUs only") != std::string::npos) {
+    GTEST_SKIP() << "not a Hopper GPU (compute capability 9.0): the tier stopped and said so";
+  }
+  EXPECT_EQ(r.passed_cases(), r.cases.size()) << all_text(r);
+  EXPECT_GE(r.cases.size(), 10u);
+}
+
 struct WrongKernel {
   Backend backend;
   std::string exercise;

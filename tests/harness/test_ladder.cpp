@@ -1,5 +1,6 @@
 // Speed-ladder discovery over a made-up solutions folder: steps in natural order, then the
 // reference, then the TF32 tier where the task has one.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -71,9 +72,13 @@ TEST(Ladder, TheProjectsLaddersEndWithTheirReference) {
   ASSERT_GE(steps.size(), 3u);
   EXPECT_EQ(steps.front().file.filename(), "step1_naive.cu");
   EXPECT_EQ(steps.back().precision, Precision::tf32);
-  const fs::path reference = steps[steps.size() - 2].file;
+  // The FP32 steps end with the reference; the TF32 tiers come after it.
+  const auto first_tier = std::ranges::find(steps, Precision::tf32, &LadderStep::precision);
+  ASSERT_NE(first_tier, steps.begin());
+  const fs::path reference = std::prev(first_tier)->file;
   EXPECT_EQ(reference.filename(), "kernel.cu");
   EXPECT_TRUE(fs::is_regular_file(reference)) << reference;
+  EXPECT_TRUE(std::all_of(first_tier, steps.end(), [](const LadderStep& s) { return s.precision == Precision::tf32; }));
 }
 
 }  // namespace

@@ -43,5 +43,15 @@ TEST(FormatPercent, ThreeDigitsAtLeastOneDecimal) {
   EXPECT_EQ(format_percent(0.03251), "0.0325%");
 }
 
+// CUPTI's and Nsight Compute's demangled names, as a launch or a report shows them.
+TEST(KernelDisplayName, DropsTheReturnTypeParametersAndQualifiers) {
+  EXPECT_EQ(kernel_display_name("void reduce<256>(const float *, int)"), "reduce<256>");
+  EXPECT_EQ(kernel_display_name("(anonymous namespace)::prep_kernel(const float *, float *, int)"), "prep_kernel");
+  EXPECT_EQ(kernel_display_name("void (anonymous namespace)::gemm<256>(CUtensorMap_st, float *, int)"), "gemm<256>");
+  EXPECT_EQ(kernel_display_name("void ex::matmul<Tiling<128, 8>, true>(const float *, float *)"),
+            "matmul<Tiling<128, 8>, true>");
+  EXPECT_EQ(kernel_display_name("increment_all"), "increment_all");  // a name without parameters
+}
+
 }  // namespace
 }  // namespace cudalab

@@ -1,5 +1,5 @@
 // Text as the tools print it, written once for every stage: times, byte counts, significant digits,
-// percentages, and colour where it is on.
+// percentages, kernel names, and colour where it is on.
 #pragma once
 
 #include <string>
@@ -26,6 +26,11 @@ std::string format_seconds(double seconds, int digits = 4);
 /// A size in binary units: whole ones as they are ("4 GiB", "512 MiB", "64 KiB"), others with one
 /// decimal ("1.5 MiB"); under a KiB in bytes ("12 bytes", "1 byte").
 std::string format_bytes(double bytes);
+
+/// A kernel's name as a person reads it, from a demangled one (CUPTI's, Nsight Compute's): without
+/// its return type, parameters and qualifiers. "void reduce<256>(const float *, int)" → "reduce<256>";
+/// "(anonymous namespace)::k(int)" → "k".
+std::string kernel_display_name(std::string demangled);
 
 /// `text` in `style` (ANSI escapes) where colour is on, else as it is.
 std::string paint(bool color, fmt::text_style style, const std::string& text);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cudalab/parallel.hpp"
+#include "cudalab/text.hpp"
 #include "cudalab/timeline.hpp"
 
 namespace cudalab {
@@ -381,7 +382,7 @@ std::string describe_launches(const protocol::Records& records) {
   constexpr std::size_t kShown = 3;
   for (std::size_t i = 0; i < launches.size() && i < kShown; ++i) {
     const auto& l = launches[i];
-    std::string name = l.kernel.substr(0, l.kernel.find('('));  // CUPTI's names carry the parameter list
+    const std::string name = kernel_display_name(l.kernel);
     out += fmt::format("{}{}<<<({},{},{}), ({},{},{})>>> {} B shared", i == 0 ? "" : ", ",
                        name.empty() ? "kernel" : name, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
                        l.block[2], l.static_shared_bytes + l.dynamic_shared_bytes);

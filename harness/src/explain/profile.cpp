@@ -20,6 +20,7 @@
 #include "cudalab/paths.hpp"
 #include "cudalab/process.hpp"
 #include "cudalab/profile.hpp"
+#include "cudalab/text.hpp"
 
 namespace cudalab {
 
@@ -96,32 +97,6 @@ std::array<unsigned, 3> csv_triple(const std::string& text) {
   char ch = 0;
   in >> ch >> v[0] >> ch >> v[1] >> ch >> v[2];
   return v;
-}
-
-/// A kernel's name without its parameters and return type: "void reduce<256>(const float *, int)"
-/// → "reduce<256>"; "(anonymous namespace)::k(int)" → "k".
-std::string kernel_name(std::string name) {
-  if (name.starts_with("void ")) name.erase(0, 5);
-  // The parameter list: the last top-level "(…)".
-  if (!name.empty() && name.back() == ')') {
-    int depth = 0;
-    for (std::size_t i = name.size(); i-- > 0;) {
-      if (name[i] == ')') ++depth;
-      if (name[i] == '(' && --depth == 0) {
-        name.erase(i);
-        break;
-      }
-    }
-  }
-  // Qualifiers before the name itself (outside template arguments).
-  int angle = 0;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i + 1 < name.size(); ++i) {
-    if (name[i] == '<') ++angle;
-    if (name[i] == '>') --angle;
-    if (angle == 0 && name[i] == ':' && name[i + 1] == ':') start = i + 2;
-  }
-  return name.substr(start);
 }
 
 std::string trim(std::string s) {
@@ -298,7 +273,7 @@ NcuLog parse_ncu_log(std::string_view text) {
     std::array<unsigned, 3> grid{1, 1, 1};
     std::array<unsigned, 3> block{1, 1, 1};
     for (std::size_t i = 0; i < header.size() && i < fields.size(); ++i) {
-      if (header[i] == "Kernel Name") name = kernel_name(fields[i]);
+      if (header[i] == "Kernel Name") name = kernel_display_name(fields[i]);
       if (header[i] == "Grid Size") grid = csv_triple(fields[i]);
       if (header[i] == "Block Size") block = csv_triple(fields[i]);
       if (const auto v = csv_number(fields[i])) values[header[i]] = *v;

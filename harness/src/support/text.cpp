@@ -60,6 +60,30 @@ std::string format_bytes(double bytes) {
   return fmt::format("{} byte{}", static_cast<std::uint64_t>(bytes), bytes == 1 ? "" : "s");
 }
 
+std::string kernel_display_name(std::string name) {
+  if (name.starts_with("void ")) name.erase(0, 5);
+  // The parameter list: the last top-level "(…)".
+  if (!name.empty() && name.back() == ')') {
+    int depth = 0;
+    for (std::size_t i = name.size(); i-- > 0;) {
+      if (name[i] == ')') ++depth;
+      if (name[i] == '(' && --depth == 0) {
+        name.erase(i);
+        break;
+      }
+    }
+  }
+  // Qualifiers before the name itself (outside template arguments).
+  int angle = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i + 1 < name.size(); ++i) {
+    if (name[i] == '<') ++angle;
+    if (name[i] == '>') --angle;
+    if (angle == 0 && name[i] == ':' && name[i + 1] == ':') start = i + 2;
+  }
+  return name.substr(start);
+}
+
 std::string paint(bool color, fmt::text_style style, const std::string& text) {
   return color ? fmt::format(style, "{}", text) : text;
 }

@@ -158,11 +158,14 @@ class GpuToolchain final : public Toolchain {
 
  private:
   /// -arch as given, with "native" replaced by the visible GPU's sm_XY (kept when none is visible).
+  /// A Hopper GPU (9.0) gets sm_90a: its own instructions too (wgmma, setmaxnreg), which code
+  /// built for sm_90a may use and which run on compute capability 9.0 alone, as the module does.
   std::string resolved_arch() const {
     if (config_.cuda_arch != "native") return config_.cuda_arch;
     const auto& p = probe();
     if (!p.device || p.device->cc_major == 0) return config_.cuda_arch;
-    return "sm_" + std::to_string(p.device->cc_major) + std::to_string(p.device->cc_minor);
+    const std::string arch = "sm_" + std::to_string(p.device->cc_major) + std::to_string(p.device->cc_minor);
+    return arch == "sm_90" ? "sm_90a" : arch;
   }
 
   const DeviceProbe& probe() const {

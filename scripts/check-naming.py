@@ -12,8 +12,9 @@ more time a file for the same verdict.
 The rule concerns constexpr variables only, so only the files that can hold one are parsed: every
 project file whose text says `constexpr`, and, for each project header that says it, one file that
 includes it (from the build's own dependency record, `ninja -t deps`). That is about a third of the
-files for the same verdict; clang-tidy parses each in seconds. Without the dependency record (not a
-Ninja build, or not built yet) every file is checked.
+files for the same verdict; clang parses each in seconds. Without the dependency record (not a
+Ninja build, or not built yet) every file is checked. In a unity build (the default preset) a file
+parsed is the build's own unity file, a batch of one target's sources: each header once a batch.
 
 The build's compile commands force-include GCC's precompiled header of the test programs, which
 clang cannot read: that option is left out, and each file is parsed from its own includes.
@@ -100,6 +101,19 @@ def violations(output):
     return found
 
 
+# A unity build's compile command (CMAKE_UNITY_BUILD) compiles a generated file that includes a batch
+# of the target's sources; parsing it checks them all at once, as the build compiled them.
+UNITY_FILE = re.compile(r"/Unity/unity_\d+_cxx\.cxx$")
+
+
+@functools.cache
+def sources_of(unit):
+    """The files a compile command compiles: its own, or those a unity file includes."""
+    if not UNITY_FILE.search(unit):
+        return (unit,)
+    return tuple(os.path.normpath(p) for p in re.findall(r'^#include "([^"]+)"', "\n".join(lines_of(unit)), re.M))
+
+
 @functools.cache
 def says_constexpr(path):
     try:
@@ -154,10 +168,10 @@ def main():
     except OSError as e:
         sys.exit(f"check-naming: cannot read the compile commands of {build}: {e.strerror}")
 
-    units = {}  # one compile command per file
+    units = {}  # one compile command per file (a unity file stands for the sources it includes)
     for entry in database:
         path = os.path.normpath(os.path.join(entry["directory"], entry["file"]))
-        if in_project.match(path) and path not in units:
+        if any(in_project.match(p) for p in sources_of(path)) and path not in units:
             units[path] = entry
 
     deps = ninja_deps(build)
@@ -165,21 +179,25 @@ def main():
         chosen = set(units)
         print(f"check-naming: no Ninja dependency record in {build}: checking all {len(units)} files")
     else:
-        chosen = {p for p in units if says_constexpr(p)}
+        chosen = {p for p in units if any(says_constexpr(f) for f in sources_of(p))}
         includers = {}  # project header that says constexpr -> files that include it
         for path, entry in units.items():
             obj = entry.get("output") or re.search(r"\s-o\s+(\S+)", entry.get("command", "")).group(1)
             for dep in deps.get(obj, []):
-                if in_project.match(dep) and dep != path and says_constexpr(dep):
+                if in_project.match(dep) and dep not in sources_of(path) and says_constexpr(dep):
                     includers.setdefault(dep, []).append(path)
         for header, files in sorted(includers.items()):
             if not any(f in chosen for f in files):
                 chosen.add(sorted(files)[0])
-        print(f"check-naming: {len(chosen)} of {len(units)} files say constexpr or include a header that does")
+        print(f"check-naming: {len(chosen)} of {len(units)} compiled files say constexpr or include a header that does")
 
     prefix, case = naming_rule(source)
     matcher = (f'varDecl(isConstexpr(), isExpansionInFileMatching("/({"|".join(PROJECT_DIRS)})/"), '
                f'unless(matchesName("::{re.escape(prefix)}{CASES[case]}$"))).bind("v")')
+
+    def name_of(unit):
+        files = [os.path.relpath(f, source) for f in sources_of(unit)]
+        return files[0] if len(files) == 1 else f"{os.path.relpath(unit, build)} ({', '.join(files)})"
 
     def check(path):
         entry = units[path]
@@ -192,10 +210,10 @@ def main():
         lines = [f"{where}: constexpr variable '{name}' is not {prefix}{case} (the naming rule of .clang-tidy)"
                  for where, name in found]
         if r.returncode != 0 or errors:
-            lines += [f"{os.path.relpath(path, source)} does not parse:"] + (r.stderr.strip().splitlines() or
+            lines += [f"{name_of(path)} does not parse:"] + (r.stderr.strip().splitlines() or
                                                                           [f"clang-query exited {r.returncode}"])
         elif "match" not in r.stdout:  # clang-query always counts its matches: without a count it did not run
-            lines += [f"clang-query said nothing about {os.path.relpath(path, source)}: {r.stdout.strip()}"]
+            lines += [f"clang-query said nothing about {name_of(path)}: {r.stdout.strip()}"]
         return path, 1 if lines else 0, "\n".join(lines)
 
     failed = 0
@@ -203,7 +221,7 @@ def main():
         for path, rc, output in pool.map(check, sorted(chosen)):
             if rc != 0:
                 failed += 1
-                print(f"--- {os.path.relpath(path, source)}\n{output}")
+                print(f"--- {name_of(path)}\n{output}")
     if failed:
         sys.exit(f"check-naming: {failed} file(s) break the naming rule or do not parse (above)")
     print("check-naming: no violation")

@@ -22,27 +22,18 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/files.hpp"
 #include "cudalab/diagnostics.hpp"
 #include "cudalab/grading/export.hpp"
 
 namespace cudalab::grading {
 namespace {
 
+using testing_support::kSourceDir;
+using testing_support::read_text;
+using testing_support::write_text;
+
 namespace fs = std::filesystem;
-
-const fs::path kSource = CUDALAB_SOURCE_DIR;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void put(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary) << text;
-}
 
 struct Run {
   int rc = -1;
@@ -73,7 +64,7 @@ std::size_t count(const std::string& text, const std::string& what) {
 
 std::vector<std::string> exercise_ids() {
   std::vector<std::string> ids;
-  for (const auto& e : fs::directory_iterator(kSource / "exercises")) {
+  for (const auto& e : fs::directory_iterator(kSourceDir / "exercises")) {
     if (e.is_directory() && fs::exists(e.path() / "task.cpp")) ids.push_back(e.path().filename().string());
   }
   std::ranges::sort(ids);
@@ -94,14 +85,14 @@ class ExportTest : public testing::Test {
   /// A minimal project: enough for the export's checks, nothing to build.
   fs::path fake_project() {
     const fs::path p = base_ / "project";
-    put(p / "README.md", "# course\n");
-    put(p / "CMakeLists.txt", "project(x)\n");
-    put(p / "harness/include/x.hpp", "// x\n");
-    put(p / "exercises/01_a/kernel.cu", "// skeleton: TODO\n");
-    put(p / "solutions/01_a/kernel.cu", "// the answer\n");
+    write_text(p / "README.md", "# course\n");
+    write_text(p / "CMakeLists.txt", "project(x)\n");
+    write_text(p / "harness/include/x.hpp", "// x\n");
+    write_text(p / "exercises/01_a/kernel.cu", "// skeleton: TODO\n");
+    write_text(p / "solutions/01_a/kernel.cu", "// the answer\n");
     fs::create_directories(p / "grading/ci");
     for (const char* f : {"github-actions.yml", "gitlab-ci.yml", "student-check.sh", "cudalab-problem-matcher.json"}) {
-      fs::copy_file(kSource / "grading/ci" / f, p / "grading/ci" / f, fs::copy_options::none);
+      fs::copy_file(kSourceDir / "grading/ci" / f, p / "grading/ci" / f, fs::copy_options::none);
     }
     return p;
   }
@@ -114,7 +105,7 @@ using ExportGradescope = ExportTest;
 
 TEST_F(ExportTest, DistributionHasTheSkeletonsAndNoSolution) {
   const fs::path out = base_ / "student";
-  export_distribution(kSource, out);
+  export_distribution(kSourceDir, out);
 
   // Every exercise's student-facing files, unchanged.
   const auto ids = exercise_ids();
@@ -123,7 +114,7 @@ TEST_F(ExportTest, DistributionHasTheSkeletonsAndNoSolution) {
     for (const char* f : {"README.md", "kernel.cu", "task.cpp"}) {
       const fs::path rel = fs::path("exercises") / id / f;
       ASSERT_TRUE(fs::exists(out / rel)) << rel;
-      EXPECT_EQ(slurp(out / rel), slurp(kSource / rel)) << rel;
+      EXPECT_EQ(read_text(out / rel), read_text(kSourceDir / rel)) << rel;
     }
   }
   for (const char* f : {"README.md",
@@ -153,8 +144,8 @@ TEST_F(ExportTest, DistributionHasTheSkeletonsAndNoSolution) {
   for (const char* f : {"cudalab", "scripts/setup.sh", "scripts/test.sh", ".ci/run", ".ci/student-check.sh"}) {
     EXPECT_TRUE(executable(out / f)) << f << " must stay executable";
   }
-  EXPECT_EQ(slurp(out / ".github/workflows/cudalab.yml"), slurp(kSource / "grading/ci/github-actions.yml"));
-  EXPECT_EQ(slurp(out / ".gitlab-ci.yml"), slurp(kSource / "grading/ci/gitlab-ci.yml"));
+  EXPECT_EQ(read_text(out / ".github/workflows/cudalab.yml"), read_text(kSourceDir / "grading/ci/github-actions.yml"));
+  EXPECT_EQ(read_text(out / ".gitlab-ci.yml"), read_text(kSourceDir / "grading/ci/gitlab-ci.yml"));
 
   // Nothing that reveals a solution or the grading.
   for (const char* gone : {"solutions", "grading", "tests/grading", "tests/wrong", "tests/sanitize", "tests/explain",
@@ -162,8 +153,8 @@ TEST_F(ExportTest, DistributionHasTheSkeletonsAndNoSolution) {
     EXPECT_FALSE(fs::exists(out / gone)) << gone;
   }
   std::set<std::string> solution_texts;
-  for (const auto& e : fs::recursive_directory_iterator(kSource / "solutions")) {
-    if (e.is_regular_file() && e.path().extension() == ".cu") solution_texts.insert(slurp(e.path()));
+  for (const auto& e : fs::recursive_directory_iterator(kSourceDir / "solutions")) {
+    if (e.is_regular_file() && e.path().extension() == ".cu") solution_texts.insert(read_text(e.path()));
   }
   ASSERT_GE(solution_texts.size(), ids.size());
   std::size_t files = 0;
@@ -171,7 +162,7 @@ TEST_F(ExportTest, DistributionHasTheSkeletonsAndNoSolution) {
     EXPECT_FALSE(e.is_symlink()) << e.path();
     if (!e.is_regular_file()) continue;
     ++files;
-    EXPECT_FALSE(solution_texts.contains(slurp(e.path()))) << e.path() << " is a reference solution";
+    EXPECT_FALSE(solution_texts.contains(read_text(e.path()))) << e.path() << " is a reference solution";
     EXPECT_NE(e.path().filename(), "CMakeCache.txt") << "a build tree was exported: " << e.path();
     EXPECT_NE(e.path().filename(), "rubric.toml") << e.path();
   }
@@ -195,10 +186,10 @@ TEST_F(ExportTest, RefusesAnOutDirInsideTheProjectOrNotEmptyBeforeWritingAnythin
   EXPECT_NE(refusal(project).find("it is inside the project"), std::string::npos);
   EXPECT_NE(refusal(project / "exercises/../dist").find("it is inside the project"), std::string::npos);
 
-  put(base_ / "full/keep.txt", "mine");
+  write_text(base_ / "full/keep.txt", "mine");
   EXPECT_EQ(refusal(base_ / "full"), "refusing to export into " + (base_ / "full").string() + ": it is not empty");
-  EXPECT_EQ(slurp(base_ / "full/keep.txt"), "mine");
-  put(base_ / "a-file", "x");
+  EXPECT_EQ(read_text(base_ / "full/keep.txt"), "mine");
+  write_text(base_ / "a-file", "x");
   EXPECT_NE(refusal(base_ / "a-file").find("it is a file, not a folder"), std::string::npos);
 
   fs::create_directories(base_ / "empty");
@@ -206,7 +197,7 @@ TEST_F(ExportTest, RefusesAnOutDirInsideTheProjectOrNotEmptyBeforeWritingAnythin
   EXPECT_TRUE(fs::exists(base_ / "empty/exercises/01_a/kernel.cu"));
   EXPECT_FALSE(fs::exists(base_ / "empty/solutions"));
 
-  put(base_ / "not-a-project/README.md", "x");
+  write_text(base_ / "not-a-project/README.md", "x");
   try {
     export_distribution(base_ / "not-a-project", base_ / "out2");
     FAIL() << "not a project";
@@ -233,13 +224,13 @@ TEST_F(ExportTest, RefusesASkeletonThatIsASolution) {
 
 TEST_F(ExportTest, LeavesOutHiddenFilesBuildTreesAndBackups) {
   const fs::path project = fake_project();
-  put(project / "exercises/01_a/.notes", "private");
-  put(project / "exercises/01_a/kernel.cu~", "backup");
-  put(project / "exercises/build/CMakeCache.txt", "a build tree");
-  put(project / "exercises/build/x.o", "object");
-  put(project / "tests/wrong/01_a/off_by_one.cu", "near-solution");
-  put(project / "tests/unit/test_x.cpp", "kept");
-  put(project / "grading/rubric.toml", "secret");
+  write_text(project / "exercises/01_a/.notes", "private");
+  write_text(project / "exercises/01_a/kernel.cu~", "backup");
+  write_text(project / "exercises/build/CMakeCache.txt", "a build tree");
+  write_text(project / "exercises/build/x.o", "object");
+  write_text(project / "tests/wrong/01_a/off_by_one.cu", "near-solution");
+  write_text(project / "tests/unit/test_x.cpp", "kept");
+  write_text(project / "grading/rubric.toml", "secret");
   export_distribution(project, base_ / "out");
   std::vector<std::string> files;
   for (const auto& e : fs::recursive_directory_iterator(base_ / "out")) {
@@ -255,7 +246,7 @@ TEST_F(ExportTest, LeavesOutHiddenFilesBuildTreesAndBackups) {
 /// The commands of the CI templates: GitHub's `run:` values and GitLab's `script:` items.
 std::vector<std::string> ci_commands(const fs::path& file) {
   std::vector<std::string> out;
-  std::istringstream in(slurp(file));
+  std::istringstream in(read_text(file));
   bool in_script = false;
   for (std::string line; std::getline(in, line);) {
     const auto start = line.find_first_not_of(' ');
@@ -277,14 +268,14 @@ std::vector<std::string> ci_commands(const fs::path& file) {
 
 TEST_F(ExportCi, BothTemplatesRunTheOneScriptThatTheSlowTestRuns) {
   const std::vector<std::string> expected{"bash .ci/student-check.sh"};
-  EXPECT_EQ(ci_commands(kSource / "grading/ci/github-actions.yml"), expected);
-  EXPECT_EQ(ci_commands(kSource / "grading/ci/gitlab-ci.yml"), expected);
-  const std::string gitlab = slurp(kSource / "grading/ci/gitlab-ci.yml");
+  EXPECT_EQ(ci_commands(kSourceDir / "grading/ci/github-actions.yml"), expected);
+  EXPECT_EQ(ci_commands(kSourceDir / "grading/ci/gitlab-ci.yml"), expected);
+  const std::string gitlab = read_text(kSourceDir / "grading/ci/gitlab-ci.yml");
   EXPECT_NE(gitlab.find("reports:\n      junit: report.xml"), std::string::npos);
-  const std::string github = slurp(kSource / "grading/ci/github-actions.yml");
+  const std::string github = read_text(kSourceDir / "grading/ci/github-actions.yml");
   EXPECT_NE(github.find("actions/upload-artifact"), std::string::npos);
   EXPECT_NE(github.find("report_paths: report.xml"), std::string::npos);
-  const std::string script = slurp(kSource / "grading/ci/student-check.sh");
+  const std::string script = read_text(kSourceDir / "grading/ci/student-check.sh");
   EXPECT_NE(script.find("check --all --backend sim --junit report.xml"), std::string::npos);
   EXPECT_NE(script.find("GITHUB_STEP_SUMMARY"), std::string::npos);
   EXPECT_NE(script.find("::add-matcher::.github/cudalab-problem-matcher.json"), std::string::npos);
@@ -293,7 +284,7 @@ TEST_F(ExportCi, BothTemplatesRunTheOneScriptThatTheSlowTestRuns) {
 TEST_F(ExportCi, TheProblemMatcherReadsCheckLinesAsAnnotations) {
   // GitHub runs the matcher's regexp (JavaScript's) on each line of the job's log; std::regex's
   // ECMAScript grammar is the same for what it uses.
-  const auto matcher = nlohmann::json::parse(slurp(kSource / "grading/ci/cudalab-problem-matcher.json"));
+  const auto matcher = nlohmann::json::parse(read_text(kSourceDir / "grading/ci/cudalab-problem-matcher.json"));
   const auto& pattern = matcher["problemMatcher"][0]["pattern"][0];
   const std::regex regexp(pattern["regexp"].get<std::string>());
   const auto group = [&](const std::smatch& m, const char* name) { return m[pattern[name].get<int>()].str(); };
@@ -323,15 +314,15 @@ TEST_F(ExportCi, TheProblemMatcherReadsCheckLinesAsAnnotations) {
 TEST_F(ExportCi, ShellScriptsParse) {
   for (const char* f : {"grading/ci/student-check.sh", "grading/gradescope/setup.sh",
                         "grading/gradescope/run_autograder", "grading/gradescope/make-autograder.sh"}) {
-    const auto r = sh("bash -n " + quoted(kSource / f));
+    const auto r = sh("bash -n " + quoted(kSourceDir / f));
     EXPECT_EQ(r.rc, 0) << f << ":\n" << r.output;
-    EXPECT_TRUE(executable(kSource / f)) << f;
+    EXPECT_TRUE(executable(kSourceDir / f)) << f;
   }
 }
 
 TEST_F(ExportGradescope, AutograderZipHoldsTheProjectButNoSecrets) {
   const fs::path zip = base_ / "autograder.zip";
-  const auto made = sh(quoted(kSource / "grading/gradescope/make-autograder.sh") + " " + quoted(zip));
+  const auto made = sh(quoted(kSourceDir / "grading/gradescope/make-autograder.sh") + " " + quoted(zip));
   ASSERT_EQ(made.rc, 0) << made.output;
   const auto listed = sh("cd " + quoted(base_) + " && cmake -E tar tf " + quoted(zip));
   ASSERT_EQ(listed.rc, 0) << listed.output;
@@ -352,38 +343,38 @@ TEST_F(ExportGradescope, AutograderZipHoldsTheProjectButNoSecrets) {
 
 TEST_F(ExportGradescope, RunAutograderAlwaysWritesResults) {
   const fs::path ag = base_ / "autograder";
-  put(ag / "submission/exercises/03_matmul/kernel.cu", "// mine\n");
-  put(ag / "submission/.git/HEAD", "ref\n");
+  write_text(ag / "submission/exercises/03_matmul/kernel.cu", "// mine\n");
+  write_text(ag / "submission/.git/HEAD", "ref\n");
   // A stand-in for `cudalab grade DIR --out OUT`: writes OUT/gradescope/<student>/results.json
   // naming what it was given.
   const fs::path stub = base_ / "cudalab-stub";
-  put(stub,
-      "#!/usr/bin/env bash\n"
-      "[ \"$1\" = grade ] && [ \"$3\" = --out ] || exit 9\n"
-      "mkdir -p \"$4/gradescope/submission\"\n"
-      "files=$(cd \"$2\" && find . -type f | sort | tr '\\n' ' ')\n"
-      "printf '{\"score\": 7, \"output\": \"%s\"}' \"$files\" > \"$4/gradescope/submission/results.json\"\n");
+  write_text(stub,
+             "#!/usr/bin/env bash\n"
+             "[ \"$1\" = grade ] && [ \"$3\" = --out ] || exit 9\n"
+             "mkdir -p \"$4/gradescope/submission\"\n"
+             "files=$(cd \"$2\" && find . -type f | sort | tr '\\n' ' ')\n"
+             "printf '{\"score\": 7, \"output\": \"%s\"}' \"$files\" > \"$4/gradescope/submission/results.json\"\n");
   fs::permissions(stub, fs::perms::owner_all);
   const std::string env = "AUTOGRADER_DIR=" + quoted(ag) + " CUDALAB_BIN=" + quoted(stub) + " ";
-  const fs::path script = kSource / "grading/gradescope/run_autograder";
+  const fs::path script = kSourceDir / "grading/gradescope/run_autograder";
   auto r = sh(env + quoted(script));
   ASSERT_EQ(r.rc, 0) << r.output;
-  auto results = nlohmann::json::parse(slurp(ag / "results/results.json"));
+  auto results = nlohmann::json::parse(read_text(ag / "results/results.json"));
   EXPECT_EQ(results["score"], 7);
   EXPECT_EQ(results["output"], "./submission/.git/HEAD ./submission/exercises/03_matmul/kernel.cu ");
 
   // One archive uploaded as it is: the class folder gets it as the student's archive.
   fs::remove_all(ag / "submission");
-  put(ag / "submission/Work.TGZ", "archive bytes");
+  write_text(ag / "submission/Work.TGZ", "archive bytes");
   r = sh(env + quoted(script));
   ASSERT_EQ(r.rc, 0) << r.output;
-  EXPECT_EQ(nlohmann::json::parse(slurp(ag / "results/results.json"))["output"], "./submission.tgz ");
+  EXPECT_EQ(nlohmann::json::parse(read_text(ag / "results/results.json"))["output"], "./submission.tgz ");
 
   // Grading fails outright: still valid JSON, score 0, and the reason.
-  put(stub, "#!/usr/bin/env bash\necho 'cudalab: \"rubric\" is broken\\here\t(tab)'\nexit 2\n");
+  write_text(stub, "#!/usr/bin/env bash\necho 'cudalab: \"rubric\" is broken\\here\t(tab)'\nexit 2\n");
   r = sh(env + quoted(script));
   ASSERT_EQ(r.rc, 0) << r.output;
-  results = nlohmann::json::parse(slurp(ag / "results/results.json"));
+  results = nlohmann::json::parse(read_text(ag / "results/results.json"));
   EXPECT_EQ(results["score"], 0);
   EXPECT_NE(results["output"].get<std::string>().find("could not grade this submission (exit 2)"), std::string::npos);
   EXPECT_NE(results["output"].get<std::string>().find("cudalab: \"rubric\" is broken\\here\t(tab)"), std::string::npos)
@@ -396,14 +387,14 @@ TEST_F(ExportGradescope, RunAutograderAlwaysWritesResults) {
 TEST_F(ExportGradescope, RunAutograderGradesARepositorySubmission) {
   const fs::path ag = base_ / "autograder";
   fs::create_directories(ag / "source");
-  fs::create_directory_symlink(kSource, ag / "source/cudalab");
+  fs::create_directory_symlink(kSourceDir, ag / "source/cudalab");
   fs::create_directories(ag / "submission/exercises/01_increment");
-  fs::copy_file(kSource / "solutions/01_increment/kernel.cu", ag / "submission/exercises/01_increment/kernel.cu");
+  fs::copy_file(kSourceDir / "solutions/01_increment/kernel.cu", ag / "submission/exercises/01_increment/kernel.cu");
   const auto r = sh("AUTOGRADER_DIR=" + quoted(ag) + " CUDALAB_BIN=" + quoted(fs::path(CUDALAB_BIN_DIR) / "cudalab") +
-                    " " + quoted(kSource / "grading/gradescope/run_autograder"));
+                    " " + quoted(kSourceDir / "grading/gradescope/run_autograder"));
   ASSERT_EQ(r.rc, 0) << r.output;
-  const auto results = nlohmann::json::parse(slurp(ag / "results/results.json"));
-  ASSERT_TRUE(results.contains("tests")) << results.dump(2) << "\n" << slurp(ag / "cudalab-work/grade.log");
+  const auto results = nlohmann::json::parse(read_text(ag / "results/results.json"));
+  ASSERT_TRUE(results.contains("tests")) << results.dump(2) << "\n" << read_text(ag / "cudalab-work/grade.log");
   EXPECT_GT(results["score"].get<double>(), 0) << results.dump(2);
   bool passed = false;
   for (const auto& t : results["tests"]) passed = passed || (t["name"] == "01_increment" && t["status"] == "passed");
@@ -417,7 +408,7 @@ TEST_F(ExportGradescope, RunAutograderGradesARepositorySubmission) {
 // ccache hashes paths relative to it), seconds instead of about three minutes on 2 cores.
 TEST_F(ExportTest, ExportedTreeBuildsAndChecks) {
   const fs::path out = base_ / "student";
-  export_distribution(kSource, out);
+  export_distribution(kSourceDir, out);
   const std::string env = "unset CUDALAB_ROOT; export CUDALAB_CACHE_DIR=" + quoted(out / "build/module-cache") + "; ";
   const fs::path build_dir = out / "build/default";
   const auto configure = sh(env + "cmake -S " + quoted(out) + " -B " + quoted(build_dir) +
@@ -448,12 +439,13 @@ TEST_F(ExportTest, ExportedTreeBuildsAndChecks) {
   const auto ci = sh(env + "CUDALAB_BUILD_DIR=build/default GITHUB_STEP_SUMMARY=" + quoted(summary) + " bash " +
                      quoted(out / ".ci/student-check.sh"));
   EXPECT_EQ(ci.rc, 1) << ci.output;
-  const std::string junit = slurp(out / "report.xml");
+  const std::string junit = read_text(out / "report.xml");
   EXPECT_NE(junit.find("<testsuites"), std::string::npos) << junit.substr(0, 2000);
   for (const auto& id : ids) EXPECT_NE(junit.find(id), std::string::npos) << id;
   EXPECT_GE(count(junit, "not implemented"), ids.size());
-  EXPECT_GE(count(slurp(out / "check.txt"), "not implemented"), ids.size());
-  EXPECT_NE(slurp(summary).find("### cudalab check --all --backend sim: exit 1"), std::string::npos) << slurp(summary);
+  EXPECT_GE(count(read_text(out / "check.txt"), "not implemented"), ids.size());
+  EXPECT_NE(read_text(summary).find("### cudalab check --all --backend sim: exit 1"), std::string::npos)
+      << read_text(summary);
 
   // With the test suite on, the tree still configures without solutions/ and grading/.
   const auto tests = sh("cmake -S " + quoted(out) + " -B " + quoted(out / "build-tests") +

@@ -18,6 +18,7 @@
 #include <iterator>
 #include <thread>
 
+#include "../support/files.hpp"
 #include "../support/small_disk.hpp"
 #include "cudalab/grading/gradebook.hpp"
 #include "cudalab/grading/grader.hpp"
@@ -27,47 +28,33 @@
 namespace cudalab::grading {
 namespace {
 
+using testing_support::copy_file_to;
+using testing_support::fresh_dir;
+using testing_support::kSourceDir;
+using testing_support::write_text;
+
 namespace fs = std::filesystem;
 
-const fs::path kSource = CUDALAB_SOURCE_DIR;
-
-void copy_into(const fs::path& file, const fs::path& to) {
-  fs::create_directories(to.parent_path());
-  fs::copy_file(file, to, fs::copy_options::overwrite_existing);
-}
-
-void write(const fs::path& to, const std::string& text) {
-  fs::create_directories(to.parent_path());
-  std::ofstream(to) << text;
-}
-
-fs::path fresh(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("cudalab-grade-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 /// A class of one student per kind of submission, each for one or two exercises.
-fs::path make_class(const fs::path& root) {
+fs::path make_corpus_class(const fs::path& root) {
   const fs::path c = root / "class";
-  copy_into(kSource / "solutions/01_increment/kernel.cu", c / "alice/exercises/01_increment/kernel.cu");
-  copy_into(kSource / "solutions/05_reduce/kernel.cu", c / "alice/exercises/05_reduce/kernel.cu");
-  copy_into(kSource / "tests/wrong/05_reduce/grid_too_small.cu", c / "bob/05_reduce/kernel.cu");
-  write(c / "carol/01_increment/kernel.cu", "void solve(int* data, int n) { int x = ; }\n");
-  copy_into(kSource / "tests/misbehaving/wrong_signature.cu", c / "dave/increment.cu");
-  copy_into(kSource / "tests/misbehaving/crash.cu", c / "erin/01_increment/kernel.cu");
-  copy_into(kSource / "tests/misbehaving/hang.cu", c / "frank/01_increment/kernel.cu");
-  copy_into(kSource / "tests/misbehaving/flood.cu", c / "grace/01_increment/kernel.cu");
-  copy_into(kSource / "tests/wrong/05_reduce/cpu_sum.cu", c / "heidi/05_reduce/kernel.cu");
+  copy_file_to(kSourceDir / "solutions/01_increment/kernel.cu", c / "alice/exercises/01_increment/kernel.cu");
+  copy_file_to(kSourceDir / "solutions/05_reduce/kernel.cu", c / "alice/exercises/05_reduce/kernel.cu");
+  copy_file_to(kSourceDir / "tests/wrong/05_reduce/grid_too_small.cu", c / "bob/05_reduce/kernel.cu");
+  write_text(c / "carol/01_increment/kernel.cu", "void solve(int* data, int n) { int x = ; }\n");
+  copy_file_to(kSourceDir / "tests/misbehaving/wrong_signature.cu", c / "dave/increment.cu");
+  copy_file_to(kSourceDir / "tests/misbehaving/crash.cu", c / "erin/01_increment/kernel.cu");
+  copy_file_to(kSourceDir / "tests/misbehaving/hang.cu", c / "frank/01_increment/kernel.cu");
+  copy_file_to(kSourceDir / "tests/misbehaving/flood.cu", c / "grace/01_increment/kernel.cu");
+  copy_file_to(kSourceDir / "tests/wrong/05_reduce/cpu_sum.cu", c / "heidi/05_reduce/kernel.cu");
   // An archive whose entries try to leave the submission, beside a good kernel.
   const fs::path staging = root / "staging" / "inner";
-  copy_into(kSource / "solutions/01_increment/kernel.cu", staging / "01_increment/kernel.cu");
-  write(root / "staging" / "escape.txt", "outside\n");
+  copy_file_to(kSourceDir / "solutions/01_increment/kernel.cu", staging / "01_increment/kernel.cu");
+  write_text(root / "staging" / "escape.txt", "outside\n");
   const std::string tar = "cd '" + staging.string() + "' && tar -czPf '" + (c / "mallory.tar.gz").string() +
                           "' 01_increment/kernel.cu ../escape.txt";
   EXPECT_EQ(std::system(tar.c_str()), 0) << tar;
-  write(c / "notes.txt", "not a submission\n");
+  write_text(c / "notes.txt", "not a submission\n");
   return c;
 }
 
@@ -90,8 +77,8 @@ const Attempt& at(const ClassResults& r, const std::string& student, const std::
 }
 
 TEST(Grade, ACorpusOfSubmissionsGetsTheRightVerdictsScoresAndReports) {
-  const fs::path root = fresh("corpus");
-  make_class(root);
+  const fs::path root = fresh_dir("grade", "corpus");
+  make_corpus_class(root);
   const GradeSummary s = grade_class(options_for(root));
   const ClassResults& r = s.results;
   EXPECT_EQ(s.students, 9u);
@@ -151,15 +138,15 @@ TEST(Grade, ACorpusOfSubmissionsGetsTheRightVerdictsScoresAndReports) {
 }
 
 TEST(Grade, OnlyRegradesOneStudentAndLeavesTheOthersRowsAlone) {
-  const fs::path root = fresh("only");
+  const fs::path root = fresh_dir("grade", "only");
   const fs::path c = root / "class";
-  copy_into(kSource / "solutions/01_increment/kernel.cu", c / "alice/01_increment/kernel.cu");
-  copy_into(kSource / "tests/wrong/01_increment/grid_too_small.cu", c / "bob/01_increment/kernel.cu");
+  copy_file_to(kSourceDir / "solutions/01_increment/kernel.cu", c / "alice/01_increment/kernel.cu");
+  copy_file_to(kSourceDir / "tests/wrong/01_increment/grid_too_small.cu", c / "bob/01_increment/kernel.cu");
   GradeOptions o = options_for(root);
   (void)grade_class(o);
   const auto before = Gradebook(o.out_dir / "gradebook.sqlite").attempts();
   ASSERT_EQ(before.size(), 2u);
-  copy_into(kSource / "solutions/01_increment/kernel.cu", c / "bob/01_increment/kernel.cu");  // bob fixes his
+  copy_file_to(kSourceDir / "solutions/01_increment/kernel.cu", c / "bob/01_increment/kernel.cu");  // bob fixes his
   o.only = {"bob"};
   const GradeSummary s = grade_class(o);
   const auto after = Gradebook(o.out_dir / "gradebook.sqlite").attempts();
@@ -192,9 +179,9 @@ TEST(Grade, OnlyRegradesOneStudentAndLeavesTheOthersRowsAlone) {
 }
 
 TEST(Grade, AMalformedRubricStopsBeforeAnyGrading) {
-  const fs::path root = fresh("rubric");
-  copy_into(kSource / "solutions/01_increment/kernel.cu", root / "class/alice/01_increment/kernel.cu");
-  write(root / "bad.toml", "[exercises.01_increment]\npoints = -3\n");
+  const fs::path root = fresh_dir("grade", "rubric");
+  copy_file_to(kSourceDir / "solutions/01_increment/kernel.cu", root / "class/alice/01_increment/kernel.cu");
+  write_text(root / "bad.toml", "[exercises.01_increment]\npoints = -3\n");
   GradeOptions o = options_for(root);
   o.rubric = root / "bad.toml";
   try {
@@ -226,8 +213,8 @@ TEST(Grade, NoSeedReachesASubmissionsFeedback) {
   const std::string decimal = std::to_string(kSecret);
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(kSecret));
-  const fs::path root = fresh("seed");
-  copy_into(kSource / "tests/grading/hunts_seed.cu", root / "class/mallory/01_increment/kernel.cu");
+  const fs::path root = fresh_dir("grade", "seed");
+  copy_file_to(kSourceDir / "tests/grading/hunts_seed.cu", root / "class/mallory/01_increment/kernel.cu");
   GradeOptions o = options_for(root);
   o.seed = kSecret;
   const GradeSummary s = grade_class(o);
@@ -296,9 +283,9 @@ int run_grading(const std::vector<std::string>& args, pid_t* child_out = nullptr
 // A disk too full to compile on stops the class with exit 2 and one line; nobody's row says their
 // file does not compile; `--resume` on a fixed machine grades everyone.
 TEST(Grade, AFullDiskStopsGradingAndResumeFinishesOnceItIsFixed) {
-  const fs::path root = fresh("disk");
+  const fs::path root = fresh_dir("grade", "disk");
   for (const char* student : {"s1", "s2", "s3"}) {
-    copy_into(kSource / "solutions/01_increment/kernel.cu", root / "class" / student / "01_increment/kernel.cu");
+    copy_file_to(kSourceDir / "solutions/01_increment/kernel.cu", root / "class" / student / "01_increment/kernel.cu");
   }
   const fs::path cache = root / "cache";
   fs::create_directories(cache);
@@ -328,11 +315,11 @@ TEST(Grade, AFullDiskStopsGradingAndResumeFinishesOnceItIsFixed) {
 }
 
 TEST(Grade, ARunKilledMidwayAndResumedWritesTheRowsOfAnUninterruptedRun) {
-  const fs::path root = fresh("kill");
+  const fs::path root = fresh_dir("grade", "kill");
   const fs::path c = root / "class";
   for (const char* student : {"s1", "s2", "s3", "s4", "s5", "s6"}) {
-    copy_into(kSource / "solutions/01_increment/kernel.cu", c / student / "01_increment/kernel.cu");
-    copy_into(kSource / "tests/wrong/02_vector_add/ignores_b.cu", c / student / "02_vector_add/kernel.cu");
+    copy_file_to(kSourceDir / "solutions/01_increment/kernel.cu", c / student / "01_increment/kernel.cu");
+    copy_file_to(kSourceDir / "tests/wrong/02_vector_add/ignores_b.cu", c / student / "02_vector_add/kernel.cu");
   }
   const std::vector<std::string> common = {"--backend", "sim", "--jobs", "1", "--seed", "77", "--timeout", "10"};
   auto args = [&](const std::string& out, bool resume) {

@@ -21,6 +21,7 @@
 #include <set>
 #include <thread>
 
+#include "../support/files.hpp"
 #include "cudalab/gpu_probe.hpp"
 #include "cudalab/grading/gradebook.hpp"
 #include "cudalab/grading/grader.hpp"
@@ -29,26 +30,12 @@
 namespace cudalab::grading {
 namespace {
 
+using testing_support::copy_file_to;
+using testing_support::fresh_dir;
+using testing_support::kSourceDir;
+using testing_support::write_text;
+
 namespace fs = std::filesystem;
-
-const fs::path kSource = CUDALAB_SOURCE_DIR;
-
-fs::path fresh(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("cudalab-scale-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-void write(const fs::path& to, const std::string& text) {
-  fs::create_directories(to.parent_path());
-  std::ofstream(to) << text;
-}
-
-void copy_into(const fs::path& file, const fs::path& to) {
-  fs::create_directories(to.parent_path());
-  fs::copy_file(file, to, fs::copy_options::overwrite_existing);
-}
 
 /// The message of what `f` throws as E, or "" when it throws nothing.
 template <typename E, typename F>
@@ -124,9 +111,9 @@ TEST(GradeScale, ShardsAreStableAndPartitionTheClass) {
 }
 
 TEST(GradeScale, TheSeedFileHoldsOneNumberAndShouldBePrivate) {
-  const fs::path root = fresh("seed");
+  const fs::path root = fresh_dir("scale", "seed");
   std::string warning;
-  write(root / "seed", "18446744073709551615\n");
+  write_text(root / "seed", "18446744073709551615\n");
   ::chmod((root / "seed").c_str(), 0600);
   EXPECT_EQ(read_seed_file(root / "seed", warning), 18446744073709551615ull);
   EXPECT_EQ(warning, "");
@@ -134,7 +121,7 @@ TEST(GradeScale, TheSeedFileHoldsOneNumberAndShouldBePrivate) {
   EXPECT_EQ(read_seed_file(root / "seed", warning), 18446744073709551615ull);
   EXPECT_NE(warning.find("can be read by other users"), std::string::npos);
   for (const char* bad : {"", "12 13", "-4", "0x10", "18446744073709551616", "seed=4"}) {
-    write(root / "bad", bad);
+    write_text(root / "bad", bad);
     EXPECT_NE(refusal<UsageError>([&] { read_seed_file(root / "bad", warning); }).find("one decimal number"),
               std::string::npos)
         << bad;
@@ -312,7 +299,7 @@ std::vector<std::string> rows_of(const fs::path& gradebook) {
 }
 
 TEST(GradeMerge, ShardsOfAnotherSeedRubricOrBackendAreRefusedUnlessForced) {
-  const fs::path root = fresh("refuse");
+  const fs::path root = fresh_dir("scale", "refuse");
   add_shard_run(root / "s0", {}, {attempt_of("alice", 8, "2026-12-12T10:00:01Z", 7)});
   ShardSpec other_seed;
   other_seed.seed = 888888;
@@ -368,7 +355,7 @@ TEST(GradeMerge, ShardsOfAnotherSeedRubricOrBackendAreRefusedUnlessForced) {
 }
 
 TEST(GradeMerge, MergingAgainChangesNothingAndAReGradedShardAddsWhatIsNew) {
-  const fs::path root = fresh("again");
+  const fs::path root = fresh_dir("scale", "again");
   add_shard_run(root / "s0", {},
                 {attempt_of("alice", 8, "2026-12-12T10:00:03Z", 7), attempt_of("bob", 0, "2026-12-12T10:00:01Z", 7)},
                 {"bob"});
@@ -417,7 +404,7 @@ TEST(GradeMerge, MergingAgainChangesNothingAndAReGradedShardAddsWhatIsNew) {
 }
 
 TEST(GradeMerge, AStudentInTwoShardsKeepsEveryAttemptAndAMissingShardIsNamed) {
-  const fs::path root = fresh("twice");
+  const fs::path root = fresh_dir("scale", "twice");
   ShardSpec of3;
   of3.command = "cudalab grade class --shard 0/3 --seed-file s";
   add_shard_run(root / "s0", of3, {attempt_of("alice", 0, "2026-12-12T10:00:01Z", 7)});
@@ -438,7 +425,7 @@ TEST(GradeMerge, AStudentInTwoShardsKeepsEveryAttemptAndAMissingShardIsNamed) {
 }
 
 TEST(Gradebook, AVersion1FileIsMigratedToTheCurrentOneAndAnUnknownVersionRefused) {
-  const fs::path root = fresh("migrate");
+  const fs::path root = fresh_dir("scale", "migrate");
   {
     SQLite::Database db((root / "v1.sqlite").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     db.exec(R"sql(
@@ -488,7 +475,7 @@ INSERT INTO attempts VALUES (1, 1, 'alice', '01_increment', 'h', 'k.cu', '0.1.0'
 }
 
 TEST(Gradebook, APairedTimingIsStoredWithItsIntervalAndATimingAloneWithout) {
-  const fs::path root = fresh("paired");
+  const fs::path root = fresh_dir("scale", "paired");
   Attempt paired = attempt_of("alice", 8, "2026-12-12T10:00:01Z", 7);
   paired.speed_graded = true;
   paired.timing = Timing{"n=67108864", 2e-3, 1e-3, 400, "GB/s", 12};
@@ -516,7 +503,7 @@ TEST(Gradebook, APairedTimingIsStoredWithItsIntervalAndATimingAloneWithout) {
 // --- end to end on the simulator -----------------------------------------------------------
 
 /// Six students, one exercise: right, wrong and not compiling.
-fs::path make_class(const fs::path& root) {
+fs::path make_increment_class(const fs::path& root) {
   const fs::path c = root / "class";
   const std::vector<std::pair<std::string, std::string>> students = {
       {"alice", "solutions/01_increment/kernel.cu"}, {"bob", "tests/wrong/01_increment/grid_too_small.cu"},
@@ -524,12 +511,12 @@ fs::path make_class(const fs::path& root) {
       {"erin", "tests/wrong/01_increment/leak.cu"},  {"frank", "solutions/01_increment/kernel.cu"}};
   for (const auto& [student, file] : students) {
     if (file.empty()) {
-      write(c / student / "01_increment/kernel.cu", "void solve(int* data, int n) { int x = ; }\n");
+      write_text(c / student / "01_increment/kernel.cu", "void solve(int* data, int n) { int x = ; }\n");
     } else {
-      copy_into(kSource / file, c / student / "01_increment/kernel.cu");
+      copy_file_to(kSourceDir / file, c / student / "01_increment/kernel.cu");
     }
   }
-  write(root / "rubric.toml", "[exercises.01_increment]\npoints = 10\nperformance_share = 0.2\n");
+  write_text(root / "rubric.toml", "[exercises.01_increment]\npoints = 10\nperformance_share = 0.2\n");
   return c;
 }
 
@@ -558,8 +545,8 @@ std::map<std::string, std::string> grades_of(const ClassResults& r) {
 }
 
 TEST(GradeMerge, TwoShardsGradedApartMergeToTheGradesOfOneRun) {
-  const fs::path root = fresh("shards");
-  make_class(root);
+  const fs::path root = fresh_dir("scale", "shards");
+  make_increment_class(root);
   const GradeSummary whole = grade_class(options_for(root, "whole"));
   ASSERT_EQ(whole.students, 6u);
 
@@ -631,11 +618,11 @@ std::pair<int, std::string> run_cli(const std::string& args) {
 }
 
 TEST(GradeCli, BadShardGpusSeedFileAndMergesAreOneLineErrorsWithExitCode2) {
-  const fs::path root = fresh("cli");
+  const fs::path root = fresh_dir("scale", "cli");
   const std::string c = (root / "class").string();
   fs::create_directories(c);
-  write(root / "seed", "123\n");
-  write(root / "bad-seed", "not a number\n");
+  write_text(root / "seed", "123\n");
+  write_text(root / "bad-seed", "not a number\n");
   const std::string out = " --out " + (root / "out").string();
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"grade " + c + out + " --shard 2/2 --seed 1", "cudalab: --shard 2/2: K must be below N"},
@@ -668,9 +655,9 @@ TEST(GradeCli, BadShardGpusSeedFileAndMergesAreOneLineErrorsWithExitCode2) {
 // The end of a grading says where the wall time went: the two phases, then the sums per attempt;
 // on the simulator, that nothing was timed.
 TEST(GradeCli, TheSummarySaysWhereTheTimeWent) {
-  const fs::path root = fresh("split");
+  const fs::path root = fresh_dir("scale", "split");
   const fs::path c = root / "class";
-  copy_into(kSource / "solutions/01_increment/kernel.cu", c / "ada" / "01_increment/kernel.cu");
+  copy_file_to(kSourceDir / "solutions/01_increment/kernel.cu", c / "ada" / "01_increment/kernel.cu");
   const auto run =
       run_cli("grade " + c.string() + " --out " + (root / "out").string() + " --backend sim --seed 3 --jobs 1");
   const std::string& said = run.second;

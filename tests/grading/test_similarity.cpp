@@ -10,22 +10,18 @@
 #include <sstream>
 
 #include "../support/chromium.hpp"
+#include "../support/files.hpp"
 #include "cudalab/grading/similarity.hpp"
 #include "cudalab/paths.hpp"
 
 namespace cudalab::grading {
 namespace {
 
+using testing_support::kSourceDir;
+using testing_support::read_text;
+using testing_support::write_text;
+
 namespace fs = std::filesystem;
-
-const fs::path kSource = CUDALAB_SOURCE_DIR;
-
-std::string read(const fs::path& file) {
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 /// What a student who copies does to a file: new names for its variables and functions, its
 /// comments gone, and its helper moved below the kernel (declared above it).
@@ -54,35 +50,29 @@ std::string disguised(std::string text) {
   return text;
 }
 
-fs::path write(const fs::path& file, const std::string& text) {
-  fs::create_directories(file.parent_path());
-  std::ofstream(file) << text;
-  return file;
-}
-
 TEST(Similarity, ACopyWithRenamedVariablesAndReorderedFunctionsRanksFirst) {
   if (find_on_path("sim_c++").empty()) GTEST_SKIP() << "sim_c++ is not installed (Debian's similarity-tester)";
   const fs::path dir = fs::temp_directory_path() / ("cudalab-similarity-test-" + std::to_string(getpid()));
   fs::remove_all(dir);
-  const fs::path solutions = kSource / "solutions" / "03_matmul";
+  const fs::path solutions = kSourceDir / "solutions" / "03_matmul";
   if (!fs::exists(solutions / "step2_shared_tiles.cu")) GTEST_SKIP() << "the solutions are not in this distribution";
-  const std::string original = read(solutions / "step2_shared_tiles.cu");
+  const std::string original = read_text(solutions / "step2_shared_tiles.cu");
   const std::string copy = disguised(original);
   ASSERT_NE(copy, original);
   ASSERT_EQ(copy.find("A_tile"), std::string::npos) << "the copy's names are new";
   SubmittedFiles files;
   auto& matmul = files["03_matmul"];
-  matmul["ada"] = write(dir / "ada.cu", original);
-  matmul["zed"] = write(dir / "zed.cu", copy);
+  matmul["ada"] = write_text(dir / "ada.cu", original);
+  matmul["zed"] = write_text(dir / "zed.cu", copy);
   // Honest work: three different solutions, and two students who handed in the skeleton as given.
-  matmul["ben"] = write(dir / "ben.cu", read(solutions / "step1_naive.cu"));
-  matmul["cy"] = write(dir / "cy.cu", read(solutions / "kernel.cu"));
-  matmul["dee"] = write(dir / "dee.cu", read(solutions / "step3_register_blocking.cu"));
-  matmul["eve"] = write(dir / "eve.cu", read(kSource / "exercises" / "03_matmul" / "kernel.cu"));
-  matmul["fay"] = write(dir / "fay.cu", read(kSource / "exercises" / "03_matmul" / "kernel.cu"));
+  matmul["ben"] = write_text(dir / "ben.cu", read_text(solutions / "step1_naive.cu"));
+  matmul["cy"] = write_text(dir / "cy.cu", read_text(solutions / "kernel.cu"));
+  matmul["dee"] = write_text(dir / "dee.cu", read_text(solutions / "step3_register_blocking.cu"));
+  matmul["eve"] = write_text(dir / "eve.cu", read_text(kSourceDir / "exercises" / "03_matmul" / "kernel.cu"));
+  matmul["fay"] = write_text(dir / "fay.cu", read_text(kSourceDir / "exercises" / "03_matmul" / "kernel.cu"));
 
   const SimilarityReport report =
-      find_similar(files, [](const std::string& id) { return kSource / "exercises" / id / "kernel.cu"; });
+      find_similar(files, [](const std::string& id) { return kSourceDir / "exercises" / id / "kernel.cu"; });
   EXPECT_TRUE(report.note.empty()) << report.note;
   ASSERT_FALSE(report.pairs.empty());
   const SimilarPair& first = report.pairs.front();
@@ -106,7 +96,7 @@ TEST(Similarity, ACopyWithRenamedVariablesAndReorderedFunctionsRanksFirst) {
   EXPECT_NE(html.find("matmul_shared_tiles"), std::string::npos);
   if (fs::exists(testing_support::kChromium)) {
     // As the instructor sees it: the table, then the two files side by side.
-    write(dir / "similarity.html", html);
+    write_text(dir / "similarity.html", html);
     const std::string failure =
         testing_support::screenshot(dir / "similarity.html", dir / "similarity.png", 1400, 1200);
     ASSERT_EQ(failure, "");
@@ -124,8 +114,8 @@ TEST(Similarity, WithoutTheTesterTheReportSaysHowToInstallIt) {
   const std::string saved = path == nullptr ? "" : path;
   setenv("PATH", "/nonexistent", 1);
   SubmittedFiles files;
-  files["01_increment"]["a"] = kSource / "solutions" / "01_increment" / "kernel.cu";
-  files["01_increment"]["b"] = kSource / "solutions" / "01_increment" / "kernel.cu";
+  files["01_increment"]["a"] = kSourceDir / "solutions" / "01_increment" / "kernel.cu";
+  files["01_increment"]["b"] = kSourceDir / "solutions" / "01_increment" / "kernel.cu";
   const SimilarityReport report = find_similar(files, [](const std::string&) { return fs::path(); });
   setenv("PATH", saved.c_str(), 1);
   EXPECT_TRUE(report.pairs.empty());

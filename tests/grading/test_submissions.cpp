@@ -21,27 +21,19 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/files.hpp"
 #include "cudalab/errors.hpp"
 #include "cudalab/grading/submissions.hpp"
 
 namespace cudalab::grading {
 namespace {
 
+using testing_support::read_text;
+using testing_support::write_text;
+
 namespace fs = std::filesystem;
 
 const std::vector<std::string> kExercises = {"01_increment", "02_vector_add", "03_matmul", "04_normalize", "05_reduce"};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void put(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary) << text;
-}
 
 /// One entry of an archive to write.
 struct Entry {
@@ -156,16 +148,16 @@ using SubmissionTest = SubmissionsTest;
 using ArchiveTest = SubmissionsTest;
 
 TEST_F(SubmissionTest, RepositoryCloneAndFlatUploadAreBothFound) {
-  put(dir_ / "alice/exercises/03_matmul/kernel.cu", kMatmul);
-  put(dir_ / "alice/exercises/01_increment/kernel.cu", kIncrement);
-  put(dir_ / "alice/exercises/03_matmul/README.md", "task");
-  put(dir_ / "alice/.git/objects/03_matmul/kernel.cu", "hidden: ignored");
-  put(dir_ / "bob/matmul/kernel.cu", kMatmul);
-  put(dir_ / "bob/increment.cu", kIncrement);
-  put(dir_ / "bob/05_Reduce.cu", "reduce");
-  put(dir_ / "bob/__MACOSX/02_vector_add/kernel.cu", "resource fork");
-  put(dir_ / "bob/build/CMakeCache.txt", "a build tree is not searched");
-  put(dir_ / "bob/build/04_normalize/kernel.cu", "a copy the build made");
+  write_text(dir_ / "alice/exercises/03_matmul/kernel.cu", kMatmul);
+  write_text(dir_ / "alice/exercises/01_increment/kernel.cu", kIncrement);
+  write_text(dir_ / "alice/exercises/03_matmul/README.md", "task");
+  write_text(dir_ / "alice/.git/objects/03_matmul/kernel.cu", "hidden: ignored");
+  write_text(dir_ / "bob/matmul/kernel.cu", kMatmul);
+  write_text(dir_ / "bob/increment.cu", kIncrement);
+  write_text(dir_ / "bob/05_Reduce.cu", "reduce");
+  write_text(dir_ / "bob/__MACOSX/02_vector_add/kernel.cu", "resource fork");
+  write_text(dir_ / "bob/build/CMakeCache.txt", "a build tree is not searched");
+  write_text(dir_ / "bob/build/04_normalize/kernel.cu", "a copy the build made");
   const auto subs = read();
   ASSERT_EQ(subs.size(), 2u);
   const auto& alice = find(subs, "alice");
@@ -187,9 +179,9 @@ TEST_F(SubmissionTest, RepositoryCloneAndFlatUploadAreBothFound) {
 }
 
 TEST_F(SubmissionTest, ShallowestOfTwoCandidatesIsGradedAndTheNoteNamesBoth) {
-  put(dir_ / "carol/old/attempt/03_matmul/kernel.cu", "old");
-  put(dir_ / "carol/exercises/03_matmul/kernel.cu", kMatmul);
-  put(dir_ / "carol/exercises/matmul.cu", "a flat file at the same depth: the folder wins");
+  write_text(dir_ / "carol/old/attempt/03_matmul/kernel.cu", "old");
+  write_text(dir_ / "carol/exercises/03_matmul/kernel.cu", kMatmul);
+  write_text(dir_ / "carol/exercises/matmul.cu", "a flat file at the same depth: the folder wins");
   const auto subs = read();
   const auto& carol = find(subs, "carol");
   EXPECT_EQ(carol.kernels.at("03_matmul"), carol.root / "exercises/03_matmul/kernel.cu");
@@ -200,10 +192,10 @@ TEST_F(SubmissionTest, ShallowestOfTwoCandidatesIsGradedAndTheNoteNamesBoth) {
 }
 
 TEST_F(SubmissionTest, NamesAreSanitizedSortedAndOtherEntriesSkipped) {
-  put(dir_ / "zoe smith/03_matmul/kernel.cu", kMatmul);
-  put(dir_ / "Bob/03_matmul/kernel.cu", kMatmul);
-  put(dir_ / "notes.txt", "not a submission");
-  put(dir_ / ".DS_Store", "ignored silently");
+  write_text(dir_ / "zoe smith/03_matmul/kernel.cu", kMatmul);
+  write_text(dir_ / "Bob/03_matmul/kernel.cu", kMatmul);
+  write_text(dir_ / "notes.txt", "not a submission");
+  write_text(dir_ / ".DS_Store", "ignored silently");
   write_archive(dir_ /
                     "Jos\xc3\xa9 Garc\xc3\xad"
                     "a.tar.gz",
@@ -229,7 +221,7 @@ TEST_F(SubmissionTest, NamesAreSanitizedSortedAndOtherEntriesSkipped) {
 }
 
 TEST_F(SubmissionTest, SameStudentTwiceIsGradedOnceWithANote) {
-  put(dir_ / "alice/03_matmul/kernel.cu", kMatmul);
+  write_text(dir_ / "alice/03_matmul/kernel.cu", kMatmul);
   write_archive(dir_ / "alice.zip", {{"01_increment/kernel.cu", kIncrement}});
   const auto subs = read();
   ASSERT_EQ(subs.size(), 1u);
@@ -244,12 +236,12 @@ TEST_F(SubmissionTest, SameStudentTwiceIsGradedOnceWithANote) {
 }
 
 TEST_F(SubmissionTest, LinksInsideAFolderAreNeverFollowed) {
-  put(base_ / "secret/solution.cu", "the reference solution");
-  put(dir_ / "mallory/01_increment/kernel.cu", kIncrement);
+  write_text(base_ / "secret/solution.cu", "the reference solution");
+  write_text(dir_ / "mallory/01_increment/kernel.cu", kIncrement);
   fs::create_directories(dir_ / "mallory/03_matmul");
   fs::create_symlink(base_ / "secret/solution.cu", dir_ / "mallory/03_matmul/kernel.cu");
   fs::create_directory_symlink(base_ / "secret", dir_ / "mallory/04_normalize");
-  put(base_ / "secret/04_normalize/kernel.cu", "through a linked folder");
+  write_text(base_ / "secret/04_normalize/kernel.cu", "through a linked folder");
   const auto subs = read();
   const auto& m = find(subs, "mallory");
   EXPECT_EQ(m.kernels.size(), 1u) << notes_of(m);
@@ -261,22 +253,22 @@ TEST_F(SubmissionTest, LinksInsideAFolderAreNeverFollowed) {
 }
 
 TEST_F(SubmissionTest, ContentHashFollowsTheKernelsOnly) {
-  put(dir_ / "dan/03_matmul/kernel.cu", kMatmul);
-  put(dir_ / "dan/notes.md", "v1");
+  write_text(dir_ / "dan/03_matmul/kernel.cu", kMatmul);
+  write_text(dir_ / "dan/notes.md", "v1");
   const std::string first = read()[0].content_hash;
   EXPECT_EQ(read()[0].content_hash, first) << "the same files give the same hash";
-  put(dir_ / "dan/notes.md", "v2");
+  write_text(dir_ / "dan/notes.md", "v2");
   EXPECT_EQ(read()[0].content_hash, first) << "a file that is not graded does not count";
-  put(dir_ / "dan/03_matmul/kernel.cu", kMatmul + "// changed\n");
+  write_text(dir_ / "dan/03_matmul/kernel.cu", kMatmul + "// changed\n");
   EXPECT_NE(read()[0].content_hash, first);
-  put(dir_ / "dan/03_matmul/kernel.cu", kMatmul);
+  write_text(dir_ / "dan/03_matmul/kernel.cu", kMatmul);
   fs::rename(dir_ / "dan/03_matmul", dir_ / "dan/matmul");
   EXPECT_NE(read()[0].content_hash, first) << "the path is part of it";
 }
 
 TEST_F(SubmissionTest, SubmittedAtIsTheNewestFileOrTheArchiveTime) {
-  put(dir_ / "erin/03_matmul/kernel.cu", kMatmul);
-  put(dir_ / "erin/01_increment/kernel.cu", kIncrement);
+  write_text(dir_ / "erin/03_matmul/kernel.cu", kMatmul);
+  write_text(dir_ / "erin/01_increment/kernel.cu", kIncrement);
   using namespace std::chrono;
   const auto at = [](sys_seconds t) { return file_clock::from_sys(t); };
   const sys_seconds older = sys_days{2026y / 12 / 1} + 9h;
@@ -291,7 +283,7 @@ TEST_F(SubmissionTest, SubmittedAtIsTheNewestFileOrTheArchiveTime) {
 }
 
 TEST_F(SubmissionTest, NoKernelAtAllIsSaid) {
-  put(dir_ / "gina/README.md", "forgot everything");
+  write_text(dir_ / "gina/README.md", "forgot everything");
   const auto subs = read();
   ASSERT_EQ(subs.size(), 1u);
   EXPECT_TRUE(subs[0].kernels.empty());
@@ -312,12 +304,12 @@ TEST_F(ArchiveTest, ZipAndTarGzAreUnpackedAndSearched) {
   const auto& alice = find(subs, "alice");
   EXPECT_EQ(alice.root, fs::weakly_canonical(work_) / "alice");
   EXPECT_EQ(alice.kernels.at("03_matmul"), alice.root / "alice-main/exercises/03_matmul/kernel.cu");
-  EXPECT_EQ(slurp(alice.kernels.at("03_matmul")), kMatmul);
+  EXPECT_EQ(read_text(alice.kernels.at("03_matmul")), kMatmul);
   EXPECT_TRUE(alice.notes.empty()) << notes_of(alice);
   EXPECT_EQ(files_under(alice.root), (std::vector<std::string>{"alice-main/exercises/01_increment/kernel.cu",
                                                                "alice-main/exercises/03_matmul/kernel.cu"}));
   const auto& bob = find(subs, "bob");
-  EXPECT_EQ(slurp(bob.kernels.at("03_matmul")), kMatmul);
+  EXPECT_EQ(read_text(bob.kernels.at("03_matmul")), kMatmul);
   EXPECT_EQ(bob.kernels.at("05_reduce"), bob.root / "reduce/kernel.cu");
   EXPECT_EQ(find(subs, "win").kernels.at("03_matmul"), find(subs, "win").root / "exercises/03_matmul/kernel.cu");
   // Unpacked files are data, never programs.
@@ -337,7 +329,7 @@ TEST_F(ArchiveTest, HostileEntriesAreRefusedOneNoteEachAndTheRestIsUnpacked) {
                                           {"big.bin", big},
                                           {"exercises/01_increment/kernel.cu", kIncrement},
                                           {"exercises/03_matmul/kernel.cu", kMatmul}});
-  put(dir_ / "zed/03_matmul/kernel.cu", kMatmul);
+  write_text(dir_ / "zed/03_matmul/kernel.cu", kMatmul);
   SubmissionLimits limits;
   limits.max_file_bytes = 1 << 20;
   const auto subs = read(limits);
@@ -355,7 +347,7 @@ TEST_F(ArchiveTest, HostileEntriesAreRefusedOneNoteEachAndTheRestIsUnpacked) {
                          "refused entry 'big.bin': larger than 1 MiB (the limit per file)",
                      }));
   EXPECT_EQ(m.kernels.size(), 2u);
-  EXPECT_EQ(slurp(m.kernels.at("03_matmul")), kMatmul) << "the good entries after the bad ones are unpacked";
+  EXPECT_EQ(read_text(m.kernels.at("03_matmul")), kMatmul) << "the good entries after the bad ones are unpacked";
   EXPECT_EQ(files_under(m.root),
             (std::vector<std::string>{"exercises/01_increment/kernel.cu", "exercises/03_matmul/kernel.cu"}));
   EXPECT_EQ(files_under(work_), (std::vector<std::string>{"mallory/exercises/01_increment/kernel.cu",
@@ -414,7 +406,7 @@ TEST_F(ArchiveTest, FileCountAndTotalSizeLimitsCountWhatIsWritten) {
 /// Rewrites the uncompressed size that a small zip's local header and central directory give for
 /// `name` to `claimed`: the archive now lies about how much that entry holds.
 void claim_uncompressed_size(const fs::path& zip, const std::string& name, std::uint32_t claimed) {
-  std::string bytes = slurp(zip);
+  std::string bytes = read_text(zip);
   auto u16 = [&](std::size_t at) {
     std::uint16_t v = 0;
     std::memcpy(&v, bytes.data() + at, 2);
@@ -458,22 +450,22 @@ TEST_F(ArchiveTest, ZipThatClaimsTenBytesButHoldsMegabytesIsCutAtTheLimit) {
   EXPECT_FALSE(fs::exists(bomb.root / "bomb.bin")) << notes_of(bomb);
   ASSERT_EQ(bomb.notes.size(), 1u) << notes_of(bomb);
   EXPECT_EQ(bomb.notes[0].rfind("refused entry 'bomb.bin': ", 0), 0u) << notes_of(bomb);
-  EXPECT_EQ(slurp(bomb.kernels.at("03_matmul")), kMatmul) << "the entry after the bomb is unpacked";
+  EXPECT_EQ(read_text(bomb.kernels.at("03_matmul")), kMatmul) << "the entry after the bomb is unpacked";
 }
 
 TEST_F(ArchiveTest, CorruptArchivesAreNotesAndTheClassGoesOn) {
   std::mt19937 random(42);
   std::string garbage(4096, '\0');
   for (char& c : garbage) c = static_cast<char>(random());
-  put(dir_ / "garbage.zip", garbage);
-  put(dir_ / "empty.tar.gz", "");
+  write_text(dir_ / "garbage.zip", garbage);
+  write_text(dir_ / "empty.tar.gz", "");
   // A tar.gz cut in the middle of its second file (random bytes: the cut lands in its data).
   std::string noise(200000, '\0');
   for (char& c : noise) c = static_cast<char>(random());
   write_archive(dir_ / "truncated.tar.gz", {{"01_increment/kernel.cu", kIncrement}, {"03_matmul/kernel.cu", noise}});
-  const std::string whole = slurp(dir_ / "truncated.tar.gz");
-  put(dir_ / "truncated.tar.gz", whole.substr(0, whole.size() / 2));
-  put(dir_ / "zoe/03_matmul/kernel.cu", kMatmul);
+  const std::string whole = read_text(dir_ / "truncated.tar.gz");
+  write_text(dir_ / "truncated.tar.gz", whole.substr(0, whole.size() / 2));
+  write_text(dir_ / "zoe/03_matmul/kernel.cu", kMatmul);
   std::vector<Submission> subs;
   ASSERT_NO_THROW(subs = read());
   ASSERT_EQ(subs.size(), 4u);
@@ -503,14 +495,14 @@ TEST_F(ArchiveTest, ManyRefusalsAreSummarizedAndDuplicatesRefused) {
   ASSERT_EQ(s.notes.size(), 21u) << notes_of(s);
   EXPECT_EQ(s.notes[19], "refused entry 'l19': a symbolic link");
   EXPECT_EQ(s.notes[20], "... and 31 more entries refused");
-  EXPECT_EQ(slurp(s.kernels.at("03_matmul")), kMatmul);
+  EXPECT_EQ(read_text(s.kernels.at("03_matmul")), kMatmul);
 }
 
 TEST_F(ArchiveTest, RegradingUnpacksAfreshAndTheWorkFolderIsNotAStudent) {
   work_ = dir_ / "unpacked";
   write_archive(dir_ / "amy.zip", {{"03_matmul/kernel.cu", kMatmul}});
   (void)read();
-  put(work_ / "amy/stale/01_increment/kernel.cu", "left from an earlier run");
+  write_text(work_ / "amy/stale/01_increment/kernel.cu", "left from an earlier run");
   const auto subs = read();
   ASSERT_EQ(subs.size(), 1u);
   EXPECT_EQ(subs[0].kernels.size(), 1u) << notes_of(subs[0]);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/cli.hpp"
+#include "../support/files.hpp"
 #include "../support/toolchains.hpp"
 #include "cudalab/explain.hpp"
 #include "cudalab/process.hpp"
@@ -23,12 +24,13 @@
 namespace cudalab {
 namespace {
 
+using testing_support::kSourceDir;
+using testing_support::run_cudalab;
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const fs::path source_dir = CUDALAB_SOURCE_DIR;
 /// The sanitize tests' cache: the checked build of a reference solution is compiled once for both.
-const fs::path module_cache = testing_support::test_module_cache();
 
 /// The simulator's checked build, made once, or null with the reason.
 const Toolchain* checked_sim(std::string& why) { return testing_support::toolchain_of(Backend::sim, true, why); }
@@ -81,7 +83,7 @@ void PrintTo(const SlowKernel& k, std::ostream* os) { *os << k.exercise << "/" <
 std::vector<SlowKernel> slow_kernels() {
   std::vector<fs::path> files;
   std::error_code ec;
-  for (const auto& entry : fs::recursive_directory_iterator(source_dir / "tests" / "explain", ec)) {
+  for (const auto& entry : fs::recursive_directory_iterator(kSourceDir / "tests" / "explain", ec)) {
     if (entry.path().extension() == ".cu") files.push_back(entry.path());
   }
   std::ranges::sort(files);
@@ -149,7 +151,7 @@ std::vector<std::string> exercises() {
 class ExplainSolution : public testing::TestWithParam<std::string> {};
 
 TEST_P(ExplainSolution, HasNoFinding) {
-  const fs::path file = source_dir / "solutions" / GetParam() / "kernel.cu";
+  const fs::path file = kSourceDir / "solutions" / GetParam() / "kernel.cu";
   if (!fs::exists(file)) GTEST_SKIP() << file << " is not in this distribution (cudalab export leaves it out)";
   REQUIRE_CHECKED_SIM(toolchain);
   const ExplainResult r = explain_exercise(*find_task(GetParam()), *toolchain, file, test_options());
@@ -180,7 +182,7 @@ INSTANTIATE_TEST_SUITE_P(Solutions, ExplainSolution, testing::ValuesIn(exercises
 // half the active lanes of the one before, down to one lane in the warps that still work.
 TEST(ExplainCounts, EachBarrierIntervalHasItsShareOfActiveLanes) {
   REQUIRE_CHECKED_SIM(toolchain);
-  const fs::path file = source_dir / "tests" / "explain" / "05_reduce" / "interleaved_tree.cu";
+  const fs::path file = kSourceDir / "tests" / "explain" / "05_reduce" / "interleaved_tree.cu";
   const ExplainResult r = explain_exercise(*find_task("05_reduce"), *toolchain, file, test_options());
   ASSERT_TRUE(r.ran()) << r.message;
   const auto k = std::ranges::find(r.kernels, std::string("block_sums"), &KernelExplain::kernel);
@@ -208,7 +210,7 @@ TEST(ExplainCounts, EachBarrierIntervalHasItsShareOfActiveLanes) {
 // The checked build splits a float4 into four loads; counted as the one 16-byte access a GPU
 // makes, a warp reading 32 float4 in a row touches 16 sectors, its ideal.
 TEST(ExplainCounts, AFloat4IsOneSixteenByteAccess) {
-  const fs::path file = source_dir / "solutions" / "05_reduce" / "kernel.cu";
+  const fs::path file = kSourceDir / "solutions" / "05_reduce" / "kernel.cu";
   if (!fs::exists(file)) GTEST_SKIP() << file << " is not in this distribution";
   REQUIRE_CHECKED_SIM(toolchain);
   const ExplainResult r = explain_exercise(*find_task("05_reduce"), *toolchain, file, test_options());
@@ -311,12 +313,12 @@ ptxas info    : Used 32 registers, used 1 barriers, 4224 bytes smem
 }
 
 TEST(ExplainRegisters, ComeFromNvccWhereItIsInstalledElseAreAssumed) {
-  const fs::path file = source_dir / "solutions" / "09_transpose" / "kernel.cu";
+  const fs::path file = kSourceDir / "solutions" / "09_transpose" / "kernel.cu";
   if (!fs::exists(file)) GTEST_SKIP() << file << " is not in this distribution";
   REQUIRE_CHECKED_SIM(toolchain);
   ExplainOptions options = test_options();
   options.registers_from_nvcc = true;
-  options.cache_dir = module_cache;
+  options.cache_dir = testing_support::test_module_cache();
   const ExplainResult r = explain_exercise(*find_task("09_transpose"), *toolchain, file, options);
   ASSERT_TRUE(r.ran()) << r.message;
   ASSERT_EQ(r.kernels.size(), 1u);
@@ -378,13 +380,9 @@ TEST(ExplainProfile, TheReplysCountsRoundTripAndAreChecked) {
 
 // ---- the command ----
 
-ProcessResult cudalab(const std::vector<std::string>& args) {
-  return testing_support::run_cudalab(module_cache, args);  // the modules where the tests above put theirs
-}
-
 TEST(ExplainCommand, SaysWhyInJsonAndExitsOneOnAFinding) {
-  const fs::path file = source_dir / "tests" / "explain" / "09_transpose" / "unpadded_tile.cu";
-  const ProcessResult p = cudalab({"explain", "9", "--file", file.string(), "--json"});
+  const fs::path file = kSourceDir / "tests" / "explain" / "09_transpose" / "unpadded_tile.cu";
+  const ProcessResult p = run_cudalab({"explain", "9", "--file", file.string(), "--json"});
   ASSERT_EQ(p.status, ProcessResult::Status::exited) << p.output;
   EXPECT_EQ(p.exit_code, 1) << p.output;
   // stdout and stderr come together: the JSON is the object from the first brace on.
@@ -400,7 +398,7 @@ TEST(ExplainCommand, SaysWhyInJsonAndExitsOneOnAFinding) {
 }
 
 TEST(ExplainCommand, AnUnknownTargetIsAUsageError) {
-  const ProcessResult p = cudalab({"explain", "9", "--target", "v100"});
+  const ProcessResult p = run_cudalab({"explain", "9", "--target", "v100"});
   EXPECT_EQ(p.exit_code, 2) << p.output;
   EXPECT_NE(p.output.find("unknown --target 'v100'"), std::string::npos) << p.output;
 }

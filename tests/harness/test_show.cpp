@@ -14,6 +14,7 @@
 
 #include "../support/chromium.hpp"
 #include "../support/cli.hpp"
+#include "../support/files.hpp"
 #include "../support/toolchains.hpp"
 #include "cudalab/process.hpp"
 #include "cudalab/registry.hpp"
@@ -22,10 +23,10 @@
 namespace cudalab {
 namespace {
 
-namespace fs = std::filesystem;
+using testing_support::kSourceDir;
+using testing_support::run_cudalab;
 
-const fs::path source_dir = CUDALAB_SOURCE_DIR;
-const fs::path module_cache = testing_support::test_module_cache();
+namespace fs = std::filesystem;
 
 #define REQUIRE_CHECKED_SIM(var)                                                       \
   std::string why_##var;                                                               \
@@ -150,8 +151,8 @@ TEST(Show, RecordsWhichThreadWroteAndReadEachElementOfAHandCheckedTranspose) {
 
 TEST(Show, PlacesARaceOnTheSharedElementsItNames) {
   REQUIRE_CHECKED_SIM(tc);
-  REQUIRE_FILE(source_dir / "tests/sanitize/03_matmul/missing_second_sync.cu");
-  const ShowResult r = show_file(*tc, "03_matmul", source_dir / "tests/sanitize/03_matmul/missing_second_sync.cu");
+  REQUIRE_FILE(kSourceDir / "tests/sanitize/03_matmul/missing_second_sync.cu");
+  const ShowResult r = show_file(*tc, "03_matmul", kSourceDir / "tests/sanitize/03_matmul/missing_second_sync.cu");
   ASSERT_TRUE(r.ran()) << r.message;
   EXPECT_EQ(r.verdict, Verdict::data_race) << r.message;
   ASSERT_FALSE(r.findings.empty());
@@ -175,9 +176,9 @@ TEST(Show, PlacesARaceOnTheSharedElementsItNames) {
 
 TEST(Show, AnOutOfBoundsAccessLiesBesideItsBuffer) {
   REQUIRE_CHECKED_SIM(tc);
-  REQUIRE_FILE(source_dir / "tests/sanitize/01_increment/no_bounds_test_32_threads.cu");
+  REQUIRE_FILE(kSourceDir / "tests/sanitize/01_increment/no_bounds_test_32_threads.cu");
   const ShowResult r =
-      show_file(*tc, "01_increment", source_dir / "tests/sanitize/01_increment/no_bounds_test_32_threads.cu");
+      show_file(*tc, "01_increment", kSourceDir / "tests/sanitize/01_increment/no_bounds_test_32_threads.cu");
   ASSERT_TRUE(r.ran()) << r.message;
   EXPECT_EQ(r.verdict, Verdict::out_of_bounds);
   const auto n = static_cast<std::int64_t>(r.c.dim("n"));
@@ -194,7 +195,7 @@ TEST(Show, AnOutOfBoundsAccessLiesBesideItsBuffer) {
 
 TEST(Show, AScanThatReadsPastNIsDrawnBesideItsInput) {
   REQUIRE_CHECKED_SIM(tc);
-  const fs::path file = source_dir / "tests/sanitize/11_scan/loads_past_n.cu";
+  const fs::path file = kSourceDir / "tests/sanitize/11_scan/loads_past_n.cu";
   REQUIRE_FILE(file);
   const ShowResult r = show_file(*tc, "11_scan", file);
   ASSERT_TRUE(r.ran()) << r.message;
@@ -216,7 +217,7 @@ TEST(Show, AnUncoalescedMatmulsLoadsArePicturedOnTheirLines) {
   REQUIRE_CHECKED_SIM(tc);
   // Threads laid out the wrong way round: a warp's lanes walk down the rows of A and B (explain's
   // findings: uncoalesced at lines 19 and 20).
-  const fs::path file = source_dir / "tests/explain/03_matmul/rows_across_lanes.cu";
+  const fs::path file = kSourceDir / "tests/explain/03_matmul/rows_across_lanes.cu";
   REQUIRE_FILE(file);
   const ShowResult r = show_file(*tc, "03_matmul", file);
   ASSERT_TRUE(r.ran()) << r.message;
@@ -257,12 +258,12 @@ TEST(Show, TheTextDrawsEachElementsWriter) {
 TEST(Show, ThePageRendersInHeadlessChromiumWithoutConsoleErrors) {
   REQUIRE_CHECKED_SIM(tc);
   if (!fs::exists(testing_support::kChromium)) GTEST_SKIP() << "/usr/bin/chromium is not installed";
-  REQUIRE_FILE(source_dir / "tests/sanitize/03_matmul/missing_second_sync.cu");
-  REQUIRE_FILE(source_dir / "solutions/09_transpose/kernel.cu");
+  REQUIRE_FILE(kSourceDir / "tests/sanitize/03_matmul/missing_second_sync.cu");
+  REQUIRE_FILE(kSourceDir / "solutions/09_transpose/kernel.cu");
   const fs::path dir = scratch("page");
   const std::vector<std::pair<std::string, ShowResult>> pages = {
-      {"race", show_file(*tc, "03_matmul", source_dir / "tests/sanitize/03_matmul/missing_second_sync.cu")},
-      {"coalescing", show_file(*tc, "09_transpose", source_dir / "solutions/09_transpose/kernel.cu")},
+      {"race", show_file(*tc, "03_matmul", kSourceDir / "tests/sanitize/03_matmul/missing_second_sync.cu")},
+      {"coalescing", show_file(*tc, "09_transpose", kSourceDir / "solutions/09_transpose/kernel.cu")},
   };
   for (const auto& [name, r] : pages) {
     const fs::path html = dir / (name + ".html");
@@ -301,9 +302,9 @@ class Figure : public testing::TestWithParam<std::string> {};
 TEST_P(Figure, IsTheReferenceSolutionsPictureNow) {
   REQUIRE_CHECKED_SIM(tc);
   const std::string id = GetParam();
-  const fs::path solution = source_dir / "solutions" / id / "kernel.cu";
+  const fs::path solution = kSourceDir / "solutions" / id / "kernel.cu";
   REQUIRE_FILE(solution);
-  const fs::path picture = source_dir / "exercises" / id / (id + "-threads.svg");
+  const fs::path picture = kSourceDir / "exercises" / id / (id + "-threads.svg");
   ASSERT_TRUE(fs::exists(picture)) << picture << " is missing: run scripts/make-show-figures.sh";
   const ShowResult r = show_file(*tc, id, solution);
   ASSERT_EQ(r.verdict, Verdict::passed) << r.message;
@@ -312,7 +313,7 @@ TEST_P(Figure, IsTheReferenceSolutionsPictureNow) {
   EXPECT_TRUE(committed == show_figure_svg(r))
       << picture << " is not what `cudalab show " << id
       << " --solution --svg` draws now: run scripts/make-show-figures.sh (and look at the pictures)";
-  std::ifstream readme_in(source_dir / "exercises" / id / "README.md");
+  std::ifstream readme_in(kSourceDir / "exercises" / id / "README.md");
   const std::string readme((std::istreambuf_iterator<char>(readme_in)), {});
   EXPECT_NE(readme.find("](" + id + "-threads.svg)"), std::string::npos)
       << "exercises/" << id << "/README.md does not show its picture";
@@ -327,17 +328,13 @@ std::vector<std::string> exercise_ids() {
 INSTANTIATE_TEST_SUITE_P(ShowFigures, Figure, testing::ValuesIn(exercise_ids()),
                          [](const testing::TestParamInfo<std::string>& info) { return info.param; });
 
-ProcessResult cudalab(const std::vector<std::string>& args) {
-  return testing_support::run_cudalab(module_cache, args);  // the modules where the tests above put theirs
-}
-
 TEST(ShowCommand, WritesThePageSaysWhereAndExitsOneOnAFailure) {
   REQUIRE_CHECKED_SIM(tc);
-  const fs::path file = source_dir / "tests/sanitize/01_increment/no_bounds_test_32_threads.cu";
+  const fs::path file = kSourceDir / "tests/sanitize/01_increment/no_bounds_test_32_threads.cu";
   REQUIRE_FILE(file);
   const fs::path dir = scratch("cli");
-  const ProcessResult p = cudalab({"show", "1", "--file", file.string(), "-o", (dir / "page.html").string(), "--svg",
-                                   (dir / "figure.svg").string()});
+  const ProcessResult p = run_cudalab({"show", "1", "--file", file.string(), "-o", (dir / "page.html").string(),
+                                       "--svg", (dir / "figure.svg").string()});
   EXPECT_EQ(p.exit_code, 1) << p.output;
   EXPECT_NE(p.output.find("01_increment at n="), std::string::npos) << p.output;
   EXPECT_NE(p.output.find("page: " + (dir / "page.html").string()), std::string::npos) << p.output;
@@ -350,16 +347,16 @@ TEST(ShowCommand, WritesThePageSaysWhereAndExitsOneOnAFailure) {
 }
 
 TEST(ShowCommand, DrawsOneExercise) {
-  const ProcessResult p = cudalab({"show", "1", "3"});
+  const ProcessResult p = run_cudalab({"show", "1", "3"});
   EXPECT_EQ(p.exit_code, 2) << p.output;
   EXPECT_NE(p.output.find("show draws one exercise"), std::string::npos) << p.output;
 }
 
 TEST(ShowCommand, AFailingCheckEndsWithTheCommandThatDrawsIt) {
   REQUIRE_CHECKED_SIM(tc);
-  const fs::path file = source_dir / "tests/sanitize/01_increment/no_bounds_test_32_threads.cu";
+  const fs::path file = kSourceDir / "tests/sanitize/01_increment/no_bounds_test_32_threads.cu";
   REQUIRE_FILE(file);
-  const ProcessResult p = cudalab({"check", "1", "--backend", "sim", "--file", file.string()});
+  const ProcessResult p = run_cudalab({"check", "1", "--backend", "sim", "--file", file.string()});
   EXPECT_EQ(p.exit_code, 1) << p.output;
   const std::size_t see = p.output.find("see it: cudalab show 01_increment --size ");
   ASSERT_NE(see, std::string::npos) << p.output;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cudalab/process.hpp"
+#include "toolchains.hpp"
 
 namespace cudalab::testing_support {
 
@@ -18,6 +19,12 @@ inline ProcessResult run_cudalab(const std::filesystem::path& cache, const std::
   opts.argv.insert(opts.argv.end(), args.begin(), args.end());
   opts.timeout = std::chrono::seconds(120);
   return run_process(opts);
+}
+
+/// Runs CUDALAB_CLI with `args` and the test programs' module cache: the kernels the tests compiled
+/// are cache hits for the command.
+inline ProcessResult run_cudalab(const std::vector<std::string>& args) {
+  return run_cudalab(test_module_cache(), args);
 }
 
 }  // namespace cudalab::testing_support

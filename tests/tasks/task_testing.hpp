@@ -42,6 +42,33 @@ inline std::vector<Case> small_cases(const Task& t) {
   return out;
 }
 
+/// The small cases and the largest the simulator checks (2^20 + 3 elements, 1027×1021): what a
+/// test walks through to cover every shape of the check.
+inline std::vector<Case> checked_cases(const Task& t) {
+  auto out = small_cases(t);
+  out.push_back(t.cases(CaseOptions{true}).back());
+  return out;
+}
+
+/// The sum of `x` with a compensated (Kahan) long double: the exact sum for the tests' purposes.
+inline long double kahan_sum(std::span<const float> x) {
+  long double sum = 0, carry = 0;
+  for (const float v : x) {
+    const long double y = static_cast<long double>(v) - carry;
+    const long double t = sum + y;
+    carry = (t - sum) - y;
+    sum = t;
+  }
+  return sum;
+}
+
+/// An output buffer named `name` holding `values`, as a kernel would have left it.
+inline Buffer output_buffer(const std::string& name, const std::vector<float>& values) {
+  Buffer b = Buffer::make(name, DType::f32, Role::output, values.size());
+  std::ranges::copy(values, b.f32().begin());
+  return b;
+}
+
 /// The checker's rule: |actual − value| ≤ tolerance, NaN and Inf never pass.
 /// Returns the number of failing elements.
 inline std::size_t mismatches(const Expected& e, std::span<const double> actual) {

@@ -45,7 +45,7 @@ float sorted_at(std::vector<float> w, std::size_t k) {
   return w[k];
 }
 
-std::optional<std::string> hint_for(const Case& c, const std::vector<Buffer>& bufs, const std::vector<float>& out) {
+std::optional<std::string> median_hint(const Case& c, const std::vector<Buffer>& bufs, const std::vector<float>& out) {
   const Expected e = median().reference(c, bufs).at(0);
   Buffer actual = bufs[1];
   std::copy(out.begin(), out.end(), actual.f32().begin());
@@ -123,7 +123,7 @@ TEST(MedianFilter, HintWhenTheImageIsCopied) {
   const Case c = task_testing::case_labelled(median(), "H=33 W=33");
   const auto bufs = task_testing::buffers(median(), c);
   const std::vector<float> copy(bufs[0].f32().begin(), bufs[0].f32().end());
-  EXPECT_TRUE(contains(hint_for(c, bufs, copy), "out equals image"));
+  EXPECT_TRUE(contains(median_hint(c, bufs, copy), "out equals image"));
 }
 
 TEST(MedianFilter, HintWhenTheMeanIsTaken) {
@@ -135,7 +135,7 @@ TEST(MedianFilter, HintWhenTheMeanIsTaken) {
       for (const float v : w) s += v;
       return s / 9.0f;
     });
-    EXPECT_TRUE(contains(hint_for(c, bufs, mean), "the mean of each 3×3 window")) << label;
+    EXPECT_TRUE(contains(median_hint(c, bufs, mean), "the mean of each 3×3 window")) << label;
   }
 }
 
@@ -143,7 +143,7 @@ TEST(MedianFilter, HintWhenAnotherRankIsTaken) {
   const Case c = task_testing::case_labelled(median(), "H=64 W=48");
   const auto bufs = task_testing::buffers(median(), c);
   const auto rank5 = filtered(c, bufs[0].f32(), [](auto w, auto, auto) { return sorted_at(w, 5); });
-  EXPECT_TRUE(contains(hint_for(c, bufs, rank5), "value number 6 of the 9"));
+  EXPECT_TRUE(contains(median_hint(c, bufs, rank5), "value number 6 of the 9"));
 }
 
 TEST(MedianFilter, HintWhenOneNeighbourIsLeftOut) {
@@ -154,7 +154,7 @@ TEST(MedianFilter, HintWhenOneNeighbourIsLeftOut) {
       w.pop_back();  // the bottom-right neighbour
       return sorted_at(w, 4);
     });
-    const auto hint = hint_for(c, bufs, eight);
+    const auto hint = median_hint(c, bufs, eight);
     EXPECT_TRUE(contains(hint, "upper middle of 8 of the 9 window values, the bottom-right")) << label;
   }
 }
@@ -173,13 +173,13 @@ TEST(MedianFilter, HintWhenBordersAreNotClamped) {
     }
     return sorted_at(w, 4);
   });
-  EXPECT_TRUE(contains(hint_for(c, bufs, unclamped), "only pixels on the image's border are wrong"));
+  EXPECT_TRUE(contains(median_hint(c, bufs, unclamped), "only pixels on the image's border are wrong"));
   // The last row and column never written (a grid that stops short): not a border problem.
   auto short_grid = filtered(c, bufs[0].f32(), [](auto w, auto, auto) { return sorted_at(w, 4); });
   for (std::int64_t i = 0; i < H * W; ++i) {
     if (i / W == H - 1 || i % W == W - 1) short_grid[i] = kNaN;
   }
-  EXPECT_FALSE(contains(hint_for(c, bufs, short_grid), "border"));
+  EXPECT_FALSE(contains(median_hint(c, bufs, short_grid), "border"));
 }
 
 TEST(MedianFilter, HintWhenXAndYAreSwapped) {
@@ -192,7 +192,7 @@ TEST(MedianFilter, HintWhenXAndYAreSwapped) {
     auto out = filtered(c, bufs[0].f32(), [&](auto w, std::int64_t y, std::int64_t x) {
       return y < rows && x < cols ? sorted_at(w, 4) : kNaN;
     });
-    EXPECT_TRUE(contains(hint_for(c, bufs, out), "x and y are swapped")) << label;
+    EXPECT_TRUE(contains(median_hint(c, bufs, out), "x and y are swapped")) << label;
   }
 }
 
@@ -200,13 +200,13 @@ TEST(MedianFilter, NoHintWhenNothingMatches) {
   const Case c = task_testing::case_labelled(median(), "H=64 W=48");
   const auto bufs = task_testing::buffers(median(), c);
   auto out = filtered(c, bufs[0].f32(), [](auto w, auto, auto) { return sorted_at(w, 4) * 2.0f + 1.0f; });
-  EXPECT_EQ(hint_for(c, bufs, out), std::nullopt);
+  EXPECT_EQ(median_hint(c, bufs, out), std::nullopt);
   out.assign(out.size(), kNaN);
-  EXPECT_EQ(hint_for(c, bufs, out), std::nullopt);
+  EXPECT_EQ(median_hint(c, bufs, out), std::nullopt);
   // One interior pixel wrong: no pattern to name.
   out = filtered(c, bufs[0].f32(), [](auto w, auto, auto) { return sorted_at(w, 4); });
   out[20 * 48 + 20] = 123.0f;
-  EXPECT_EQ(hint_for(c, bufs, out), std::nullopt);
+  EXPECT_EQ(median_hint(c, bufs, out), std::nullopt);
 }
 
 }  // namespace

@@ -24,14 +24,8 @@ std::vector<float> squares(std::span<const float> x) {
   return s;
 }
 
-std::vector<Case> checked_cases() {
-  auto out = task_testing::small_cases(normalize());
-  out.push_back(normalize().cases(CaseOptions{true}).back());  // 2^20 + 3
-  return out;
-}
-
 TEST(Normalize, ReferenceIsAUnitVectorAlongX) {
-  for (const Case& c : checked_cases()) {
+  for (const Case& c : task_testing::checked_cases(normalize())) {
     const auto bufs = task_testing::buffers(normalize(), c);
     const Expected e = normalize().reference(c, bufs).at(0);
     EXPECT_EQ(e.buffer, 1u);
@@ -63,7 +57,7 @@ TEST(Normalize, ToleranceFollowsTheFormula) {
 }
 
 TEST(Normalize, Float32KernelsInEveryOrderPass) {
-  for (const Case& c : checked_cases()) {
+  for (const Case& c : task_testing::checked_cases(normalize())) {
     const auto bufs = task_testing::buffers(normalize(), c);
     const Expected e = normalize().reference(c, bufs).at(0);
     const auto sq = squares(bufs[0].f32());
@@ -77,7 +71,7 @@ TEST(Normalize, Float32KernelsInEveryOrderPass) {
 }
 
 TEST(Normalize, MistakesFail) {
-  for (const Case& c : checked_cases()) {
+  for (const Case& c : task_testing::checked_cases(normalize())) {
     if (c.dim("n") < 2) continue;
     const auto bufs = task_testing::buffers(normalize(), c);
     const Expected e = normalize().reference(c, bufs).at(0);

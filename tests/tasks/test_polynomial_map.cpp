@@ -29,12 +29,6 @@ std::vector<float> sum_of_powers(std::span<const float> c, std::span<const float
   return y;
 }
 
-Buffer as_output(const std::vector<float>& values) {
-  Buffer b = Buffer::make("y", DType::f32, Role::output, values.size());
-  std::ranges::copy(values, b.f32().begin());
-  return b;
-}
-
 TEST(PolynomialMap, Float32EvaluationsInEitherOrderPass) {
   EXPECT_TRUE(polynomial().info().requires_constant_memory);
   for (const Case& c : task_testing::small_cases(polynomial())) {
@@ -72,15 +66,20 @@ TEST(PolynomialMap, HintsNameReversedCoefficientsAndTheDroppedTerm) {
   std::vector<float> reversed(coefficients.rbegin(), coefficients.rend());
   const auto backwards = horner(reversed, x, true);
   ASSERT_GT(task_testing::mismatches(e, backwards), 0u);
-  EXPECT_NE(polynomial().diagnose(c, bufs, as_output(backwards), e).value_or("").find("reverse order"),
-            std::string::npos);
+  EXPECT_NE(
+      polynomial().diagnose(c, bufs, task_testing::output_buffer("y", backwards), e).value_or("").find("reverse order"),
+      std::string::npos);
 
   const auto short_one = horner(coefficients, x, true, 6);
   ASSERT_GT(task_testing::mismatches(e, short_one), 0u);
-  EXPECT_NE(polynomial().diagnose(c, bufs, as_output(short_one), e).value_or("").find("x^7 term is missing"),
+  EXPECT_NE(polynomial()
+                .diagnose(c, bufs, task_testing::output_buffer("y", short_one), e)
+                .value_or("")
+                .find("x^7 term is missing"),
             std::string::npos);
 
-  EXPECT_FALSE(polynomial().diagnose(c, bufs, as_output(horner(coefficients, x, true)), e).has_value());
+  EXPECT_FALSE(
+      polynomial().diagnose(c, bufs, task_testing::output_buffer("y", horner(coefficients, x, true)), e).has_value());
 }
 
 }  // namespace

@@ -9,23 +9,6 @@ namespace {
 
 const Task& reduce() { return task_testing::task("05_reduce"); }
 
-long double kahan(std::span<const float> x) {
-  long double sum = 0, carry = 0;
-  for (const float v : x) {
-    const long double y = static_cast<long double>(v) - carry;
-    const long double t = sum + y;
-    carry = (t - sum) - y;
-    sum = t;
-  }
-  return sum;
-}
-
-std::vector<Case> checked_cases() {
-  auto out = task_testing::small_cases(reduce());
-  out.push_back(reduce().cases(CaseOptions{true}).back());  // 2^20 + 3
-  return out;
-}
-
 Buffer with_sum(const std::vector<Buffer>& bufs, double value) {
   Buffer out = bufs[1];
   out.f32()[0] = static_cast<float>(value);
@@ -33,7 +16,7 @@ Buffer with_sum(const std::vector<Buffer>& bufs, double value) {
 }
 
 TEST(Reduce, ReferenceMatchesACompensatedSum) {
-  for (const Case& c : checked_cases()) {
+  for (const Case& c : task_testing::checked_cases(reduce())) {
     const auto bufs = task_testing::buffers(reduce(), c);
     const auto expected = reduce().reference(c, bufs);
     ASSERT_EQ(expected.size(), 1u);
@@ -43,14 +26,15 @@ TEST(Reduce, ReferenceMatchesACompensatedSum) {
     const auto x = bufs[0].f32();
     long double magnitude = 0;
     for (const float v : x) magnitude += std::abs(static_cast<long double>(v));
-    EXPECT_NEAR(e.value[0], static_cast<double>(kahan(x)), 1e-13 * static_cast<double>(magnitude)) << c.label();
+    EXPECT_NEAR(e.value[0], static_cast<double>(task_testing::kahan_sum(x)), 1e-13 * static_cast<double>(magnitude))
+        << c.label();
     const double want = 4.0 * 0x1p-24 * std::sqrt(static_cast<double>(x.size())) * static_cast<double>(magnitude);
     EXPECT_NEAR(e.tolerance[0], want, 1e-9 * want + 0x1p-126) << c.label();
   }
 }
 
 TEST(Reduce, Float32SumsInEveryOrderPass) {
-  for (const Case& c : checked_cases()) {
+  for (const Case& c : task_testing::checked_cases(reduce())) {
     const auto bufs = task_testing::buffers(reduce(), c);
     const Expected e = reduce().reference(c, bufs).at(0);
     for (const auto& [order, sum] : task_testing::sums_in_every_order(bufs[0].f32())) {
@@ -62,7 +46,7 @@ TEST(Reduce, Float32SumsInEveryOrderPass) {
 }
 
 TEST(Reduce, MistakesFail) {
-  for (const Case& c : checked_cases()) {
+  for (const Case& c : task_testing::checked_cases(reduce())) {
     const auto bufs = task_testing::buffers(reduce(), c);
     const Expected e = reduce().reference(c, bufs).at(0);
     const auto x = bufs[0].f32();

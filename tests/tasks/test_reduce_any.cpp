@@ -12,29 +12,12 @@ namespace {
 
 const Task& reduce_any() { return task_testing::task("15_reduce_any"); }
 
-std::vector<Case> checked_cases() {
-  auto out = task_testing::small_cases(reduce_any());
-  out.push_back(reduce_any().cases(CaseOptions{true}).back());  // 2^20 + 3
-  return out;
-}
-
-long double kahan(std::span<const float> x) {
-  long double sum = 0, carry = 0;
-  for (const float v : x) {
-    const long double y = static_cast<long double>(v) - carry;
-    const long double t = sum + y;
-    carry = (t - sum) - y;
-    sum = t;
-  }
-  return sum;
-}
-
 /// The three results as a float32 kernel would give them, the sum in `order`.
 std::vector<float> results_f32(std::span<const float> x, float sum) {
   return {sum, *std::max_element(x.begin(), x.end()), *std::min_element(x.begin(), x.end())};
 }
 
-std::optional<std::string> hint_for(const Case& c, const std::vector<Buffer>& bufs, std::vector<float> values) {
+std::optional<std::string> reduce_any_hint(const Case& c, const std::vector<Buffer>& bufs, std::vector<float> values) {
   const Expected e = reduce_any().reference(c, bufs).at(0);
   Buffer out = bufs[1];
   std::copy(values.begin(), values.end(), out.f32().begin());
@@ -42,7 +25,7 @@ std::optional<std::string> hint_for(const Case& c, const std::vector<Buffer>& bu
 }
 
 TEST(ReduceAny, ReferenceIsTheSumMaxAndMin) {
-  for (const Case& c : checked_cases()) {
+  for (const Case& c : task_testing::checked_cases(reduce_any())) {
     const auto bufs = task_testing::buffers(reduce_any(), c);
     const Expected e = reduce_any().reference(c, bufs).at(0);
     EXPECT_EQ(e.buffer, 1u);
@@ -50,7 +33,8 @@ TEST(ReduceAny, ReferenceIsTheSumMaxAndMin) {
     const auto x = bufs[0].f32();
     long double magnitude = 0;
     for (const float v : x) magnitude += std::abs(static_cast<long double>(v));
-    EXPECT_NEAR(e.value[0], static_cast<double>(kahan(x)), 1e-13 * static_cast<double>(magnitude)) << c.label();
+    EXPECT_NEAR(e.value[0], static_cast<double>(task_testing::kahan_sum(x)), 1e-13 * static_cast<double>(magnitude))
+        << c.label();
     const double want = 4.0 * 0x1p-24 * std::sqrt(static_cast<double>(x.size())) * static_cast<double>(magnitude);
     EXPECT_NEAR(e.tolerance[0], want, 1e-9 * want + 0x1p-126) << c.label();
     EXPECT_EQ(e.value[1], *std::max_element(x.begin(), x.end())) << c.label();
@@ -62,7 +46,7 @@ TEST(ReduceAny, ReferenceIsTheSumMaxAndMin) {
 
 TEST(ReduceAny, SizesCoverEverySignPattern) {
   std::size_t negative = 0, positive = 0, mixed = 0;
-  for (const Case& c : checked_cases()) {
+  for (const Case& c : task_testing::checked_cases(reduce_any())) {
     const auto bufs = task_testing::buffers(reduce_any(), c);
     const auto x = bufs[0].f32();
     const float hi = *std::max_element(x.begin(), x.end()), lo = *std::min_element(x.begin(), x.end());
@@ -76,7 +60,7 @@ TEST(ReduceAny, SizesCoverEverySignPattern) {
 }
 
 TEST(ReduceAny, Float32ResultsInEveryOrderPass) {
-  for (const Case& c : checked_cases()) {
+  for (const Case& c : task_testing::checked_cases(reduce_any())) {
     const auto bufs = task_testing::buffers(reduce_any(), c);
     const Expected e = reduce_any().reference(c, bufs).at(0);
     for (const auto& [order, sum] : task_testing::sums_in_every_order(bufs[0].f32())) {
@@ -86,7 +70,7 @@ TEST(ReduceAny, Float32ResultsInEveryOrderPass) {
 }
 
 TEST(ReduceAny, MaxAndMinMustBeExact) {
-  for (const Case& c : checked_cases()) {
+  for (const Case& c : task_testing::checked_cases(reduce_any())) {
     const auto bufs = task_testing::buffers(reduce_any(), c);
     const Expected e = reduce_any().reference(c, bufs).at(0);
     auto r = results_f32(bufs[0].f32(), task_testing::sum_pairwise(bufs[0].f32()));
@@ -108,7 +92,7 @@ TEST(ReduceAny, HintWhenTheIdentityIsZero) {
     const auto bufs = task_testing::buffers(reduce_any(), c);
     auto r = results_f32(bufs[0].f32(), task_testing::sum_pairwise(bufs[0].f32()));
     r[1] = 0.0f;
-    const auto hint = hint_for(c, bufs, r);
+    const auto hint = reduce_any_hint(c, bufs, r);
     ASSERT_TRUE(hint) << label;
     EXPECT_NE(hint->find("max is 0: the identity of max is -INFINITY, not 0"), std::string::npos) << *hint;
   }
@@ -117,7 +101,7 @@ TEST(ReduceAny, HintWhenTheIdentityIsZero) {
     const auto bufs = task_testing::buffers(reduce_any(), c);
     auto r = results_f32(bufs[0].f32(), task_testing::sum_pairwise(bufs[0].f32()));
     r[2] = 0.0f;
-    const auto hint = hint_for(c, bufs, r);
+    const auto hint = reduce_any_hint(c, bufs, r);
     ASSERT_TRUE(hint) << label;
     EXPECT_NE(hint->find("min is 0: the identity of min is +INFINITY, not 0"), std::string::npos) << *hint;
   }
@@ -128,7 +112,7 @@ TEST(ReduceAny, HintWhenMaxAndMinAreSwapped) {
   const auto bufs = task_testing::buffers(reduce_any(), c);
   auto r = results_f32(bufs[0].f32(), task_testing::sum_pairwise(bufs[0].f32()));
   std::swap(r[1], r[2]);
-  const auto hint = hint_for(c, bufs, r);
+  const auto hint = reduce_any_hint(c, bufs, r);
   ASSERT_TRUE(hint);
   EXPECT_NE(hint->find("min and max are swapped"), std::string::npos) << *hint;
 }
@@ -138,7 +122,7 @@ TEST(ReduceAny, HintWhenAResultIsNeverWritten) {
   const auto bufs = task_testing::buffers(reduce_any(), c);
   auto r = results_f32(bufs[0].f32(), task_testing::sum_pairwise(bufs[0].f32()));
   r[2] = std::numeric_limits<float>::quiet_NaN();
-  const auto hint = hint_for(c, bufs, r);
+  const auto hint = reduce_any_hint(c, bufs, r);
   ASSERT_TRUE(hint);
   EXPECT_NE(hint->find("results[2] (the minimum) is NaN while the other two are right"), std::string::npos) << *hint;
 }
@@ -149,7 +133,7 @@ TEST(ReduceAny, HintWhenOneBlocksSumIsTakenForTheTotal) {
     const auto bufs = task_testing::buffers(reduce_any(), c);
     const auto x = bufs[0].f32();
     auto r = results_f32(x, task_testing::sum_pairwise(x.first(256)));
-    const auto hint = hint_for(c, bufs, r);
+    const auto hint = reduce_any_hint(c, bufs, r);
     ASSERT_TRUE(hint) << label;
     EXPECT_NE(hint->find("covers elements 0 to 255 only, one block's partial result of 256"), std::string::npos)
         << *hint;
@@ -163,22 +147,22 @@ TEST(ReduceAny, HintWhenTheSumsOperatorIsNotAssociative) {
   // A warp's tree with a - b: lane 0 ends with Σ ± x over its lanes.
   float v = 0.0f;
   for (std::size_t i = 0; i < x.size(); ++i) v += (i % 2 == 0 ? 1.0f : -1.0f) * x[i];
-  const auto hint = hint_for(c, bufs, results_f32(x, v));
+  const auto hint = reduce_any_hint(c, bufs, results_f32(x, v));
   ASSERT_TRUE(hint);
   EXPECT_NE(hint->find("not associative"), std::string::npos) << *hint;
 }
 
 TEST(ReduceAny, NoHintForARightOrUnrelatedAnswer) {
-  for (const Case& c : checked_cases()) {
+  for (const Case& c : task_testing::checked_cases(reduce_any())) {
     const auto bufs = task_testing::buffers(reduce_any(), c);
     const auto right = results_f32(bufs[0].f32(), task_testing::sum_pairwise(bufs[0].f32()));
-    EXPECT_EQ(hint_for(c, bufs, right), std::nullopt) << c.label();
+    EXPECT_EQ(reduce_any_hint(c, bufs, right), std::nullopt) << c.label();
     auto off = right;
     off[1] += 0.5f;
     off[2] -= 0.5f;
-    EXPECT_EQ(hint_for(c, bufs, off), std::nullopt) << c.label();
+    EXPECT_EQ(reduce_any_hint(c, bufs, off), std::nullopt) << c.label();
     std::fill(off.begin(), off.end(), std::numeric_limits<float>::quiet_NaN());
-    EXPECT_EQ(hint_for(c, bufs, off), std::nullopt) << c.label();
+    EXPECT_EQ(reduce_any_hint(c, bufs, off), std::nullopt) << c.label();
   }
 }
 

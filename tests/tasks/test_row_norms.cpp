@@ -15,12 +15,6 @@ namespace {
 
 const Task& row_norms() { return task_testing::task("08_row_norms"); }
 
-std::vector<Case> checked_cases() {
-  auto out = task_testing::small_cases(row_norms());
-  out.push_back(row_norms().cases(CaseOptions{true}).back());  // 1027×1021
-  return out;
-}
-
 /// A warp-per-row kernel in float32: lane l sums the squares of columns l, l + 32, ... of its row
 /// (columns ≥ `columns` skipped), lanes that `lane_kept` refuses are left out of the shuffle tree,
 /// and the sum is stored with or without its square root.
@@ -47,13 +41,14 @@ Buffer as_output(const std::vector<Buffer>& bufs, std::span<const float> values)
   return out;
 }
 
-std::optional<std::string> hint_for(const Case& c, const std::vector<Buffer>& bufs, std::span<const float> values) {
+std::optional<std::string> row_norms_hint(const Case& c, const std::vector<Buffer>& bufs,
+                                          std::span<const float> values) {
   const Expected e = row_norms().reference(c, bufs).at(0);
   return row_norms().diagnose(c, bufs, as_output(bufs, values), e);
 }
 
 TEST(RowNorms, ReferenceMatchesLongDoubleNorms) {
-  for (const Case& c : checked_cases()) {
+  for (const Case& c : task_testing::checked_cases(row_norms())) {
     const auto bufs = task_testing::buffers(row_norms(), c);
     const Expected e = row_norms().reference(c, bufs).at(0);
     EXPECT_EQ(e.buffer, 1u);
@@ -73,7 +68,7 @@ TEST(RowNorms, ReferenceMatchesLongDoubleNorms) {
 }
 
 TEST(RowNorms, Float32NormsInEveryOrderPass) {
-  for (const Case& c : checked_cases()) {
+  for (const Case& c : task_testing::checked_cases(row_norms())) {
     const auto bufs = task_testing::buffers(row_norms(), c);
     const Expected e = row_norms().reference(c, bufs).at(0);
     const std::size_t M = c.dim("M"), N = c.dim("N");
@@ -98,7 +93,7 @@ TEST(RowNorms, Float32NormsInEveryOrderPass) {
 }
 
 TEST(RowNorms, MistakesFail) {
-  for (const Case& c : checked_cases()) {
+  for (const Case& c : task_testing::checked_cases(row_norms())) {
     const auto bufs = task_testing::buffers(row_norms(), c);
     const Expected e = row_norms().reference(c, bufs).at(0);
     const std::size_t M = c.dim("M"), N = c.dim("N");
@@ -120,7 +115,7 @@ TEST(RowNorms, HintWhenTheSquareRootIsMissing) {
   for (const char* label : {"M=2 N=1", "M=33 N=33", "M=3 N=4097", "M=100003 N=3"}) {
     const Case c = task_testing::case_labelled(row_norms(), label);
     const auto bufs = task_testing::buffers(row_norms(), c);
-    const auto hint = hint_for(c, bufs, warp_per_row(bufs[0].f32(), c.dim("M"), c.dim("N"), {}, false));
+    const auto hint = row_norms_hint(c, bufs, warp_per_row(bufs[0].f32(), c.dim("M"), c.dim("N"), {}, false));
     ASSERT_TRUE(hint) << label;
     EXPECT_NE(hint->find("norms² — forgot the square root"), std::string::npos) << *hint;
   }
@@ -130,7 +125,7 @@ TEST(RowNorms, HintWhenOnlyTheFirstColumnsAreRead) {
   for (const auto& [label, width] : {std::pair{"M=3 N=33", 32}, {"M=1023 N=1025", 32}, {"M=3 N=4097", 256}}) {
     const Case c = task_testing::case_labelled(row_norms(), label);
     const auto bufs = task_testing::buffers(row_norms(), c);
-    const auto hint = hint_for(c, bufs, warp_per_row(bufs[0].f32(), c.dim("M"), c.dim("N"), {}, true, width));
+    const auto hint = row_norms_hint(c, bufs, warp_per_row(bufs[0].f32(), c.dim("M"), c.dim("N"), {}, true, width));
     ASSERT_TRUE(hint) << label;
     EXPECT_NE(hint->find("only the first " + std::to_string(width) + " columns"), std::string::npos) << *hint;
   }
@@ -140,10 +135,10 @@ TEST(RowNorms, HintWhenTheShuffleTreeMissesLanes) {
   const Case c = task_testing::case_labelled(row_norms(), "M=255 N=257");
   const auto bufs = task_testing::buffers(row_norms(), c);
   const std::size_t M = c.dim("M"), N = c.dim("N");
-  auto hint = hint_for(c, bufs, warp_per_row(bufs[0].f32(), M, N, [](std::size_t l) { return l % 2 == 0; }));
+  auto hint = row_norms_hint(c, bufs, warp_per_row(bufs[0].f32(), M, N, [](std::size_t l) { return l % 2 == 0; }));
   ASSERT_TRUE(hint);
   EXPECT_NE(hint->find("stopped before offset 1"), std::string::npos) << *hint;
-  hint = hint_for(c, bufs, warp_per_row(bufs[0].f32(), M, N, [](std::size_t l) { return l < 16; }));
+  hint = row_norms_hint(c, bufs, warp_per_row(bufs[0].f32(), M, N, [](std::size_t l) { return l < 16; }));
   ASSERT_TRUE(hint);
   EXPECT_NE(hint->find("lanes 0 to 15"), std::string::npos) << *hint;
 }
@@ -154,7 +149,7 @@ TEST(RowNorms, HintWhenOnlyTheFirstRowsAreWritten) {
     const auto bufs = task_testing::buffers(row_norms(), c);
     auto norms = warp_per_row(bufs[0].f32(), c.dim("M"), c.dim("N"));
     std::fill(norms.begin() + rows, norms.end(), std::numeric_limits<float>::quiet_NaN());
-    const auto hint = hint_for(c, bufs, norms);
+    const auto hint = row_norms_hint(c, bufs, norms);
     ASSERT_TRUE(hint) << label;
     EXPECT_NE(hint->find("only the first " + std::to_string(rows) + " rows"), std::string::npos) << *hint;
     EXPECT_NE(hint->find(rows <= 1024 ? "one block's worth" : "the grid covers"), std::string::npos) << *hint;
@@ -162,13 +157,13 @@ TEST(RowNorms, HintWhenOnlyTheFirstRowsAreWritten) {
 }
 
 TEST(RowNorms, NoHintForARightOrUnrelatedAnswer) {
-  for (const Case& c : checked_cases()) {
+  for (const Case& c : task_testing::checked_cases(row_norms())) {
     const auto bufs = task_testing::buffers(row_norms(), c);
     const auto right = warp_per_row(bufs[0].f32(), c.dim("M"), c.dim("N"));
-    EXPECT_EQ(hint_for(c, bufs, right), std::nullopt) << c.label();
+    EXPECT_EQ(row_norms_hint(c, bufs, right), std::nullopt) << c.label();
     std::vector<float> scaled(right);
     for (float& v : scaled) v *= 1.5f;
-    EXPECT_EQ(hint_for(c, bufs, scaled), std::nullopt) << c.label();
+    EXPECT_EQ(row_norms_hint(c, bufs, scaled), std::nullopt) << c.label();
   }
 }
 

@@ -28,12 +28,6 @@ std::vector<float> scaled(const std::vector<Buffer>& bufs, std::size_t M, std::s
   return B;
 }
 
-Buffer as_output(std::vector<float> values) {
-  Buffer b = Buffer::make("B", DType::f32, Role::output, values.size());
-  std::ranges::copy(values, b.f32().begin());
-  return b;
-}
-
 TEST(Scale2d, ReferenceScalesEachRowAndAFloat32KernelPasses) {
   EXPECT_TRUE(scale_2d().info().requires_2d_launch);
   for (const Case& c : task_testing::small_cases(scale_2d())) {
@@ -61,7 +55,10 @@ TEST(Scale2d, HintsNameTheSwapTheRowStrideAndACopy) {
   const auto by_column = scaled(
       bufs, M, N, [](auto, auto col) { return col; }, [N](auto r, auto col) { return r * N + col; });
   ASSERT_GT(task_testing::mismatches(e, by_column), 0u);
-  EXPECT_NE(scale_2d().diagnose(c, bufs, as_output(by_column), e).value_or("").find("instead of s[row]"),
+  EXPECT_NE(scale_2d()
+                .diagnose(c, bufs, task_testing::output_buffer("B", by_column), e)
+                .value_or("")
+                .find("instead of s[row]"),
             std::string::npos);
 
   const Case tall = task_testing::case_labelled(scale_2d(), "M=257 N=255");
@@ -70,15 +67,19 @@ TEST(Scale2d, HintsNameTheSwapTheRowStrideAndACopy) {
   const auto m_apart = scaled(
       tall_bufs, 257, 255, [](auto r, auto) { return r; }, [](auto r, auto col) { return r * 257 + col; });
   ASSERT_GT(task_testing::mismatches(tall_e, m_apart), 0u);
-  EXPECT_NE(scale_2d().diagnose(tall, tall_bufs, as_output(m_apart), tall_e).value_or("").find("row r starts at r * N"),
+  EXPECT_NE(scale_2d()
+                .diagnose(tall, tall_bufs, task_testing::output_buffer("B", m_apart), tall_e)
+                .value_or("")
+                .find("row r starts at r * N"),
             std::string::npos);
 
   std::vector<float> copy(bufs[0].f32().begin(), bufs[0].f32().end());
-  EXPECT_NE(scale_2d().diagnose(c, bufs, as_output(copy), e).value_or("").find("B equals A"), std::string::npos);
+  EXPECT_NE(scale_2d().diagnose(c, bufs, task_testing::output_buffer("B", copy), e).value_or("").find("B equals A"),
+            std::string::npos);
 
   const auto right = scaled(
       bufs, M, N, [](auto r, auto) { return r; }, [N](auto r, auto col) { return r * N + col; });
-  EXPECT_FALSE(scale_2d().diagnose(c, bufs, as_output(right), e).has_value());
+  EXPECT_FALSE(scale_2d().diagnose(c, bufs, task_testing::output_buffer("B", right), e).has_value());
 }
 
 // The harness's poison: what an element never written holds.
@@ -99,8 +100,9 @@ TEST(Scale2d, AWideMatrixWithRowsMApartGetsTheRowStrideHint) {
       for (std::size_t col = 0; col < N; ++col) B[r * M + col] = s[r] * A[r * M + col];
     }
     ASSERT_GT(task_testing::mismatches(e, B), 0u) << label;
-    EXPECT_NE(scale_2d().diagnose(c, bufs, as_output(B), e).value_or("").find("row r starts at r * N"),
-              std::string::npos)
+    EXPECT_NE(
+        scale_2d().diagnose(c, bufs, task_testing::output_buffer("B", B), e).value_or("").find("row r starts at r * N"),
+        std::string::npos)
         << label;
   }
 }
@@ -121,7 +123,7 @@ TEST(Scale2d, AFactorIndexedByTheColumnPastSIsNamed) {
         B[r * N + col] = factor * A[r * N + col];
       }
     }
-    const auto hint = scale_2d().diagnose(c, bufs, as_output(B), e).value_or("");
+    const auto hint = scale_2d().diagnose(c, bufs, task_testing::output_buffer("B", B), e).value_or("");
     EXPECT_NE(hint.find("s is indexed by the column"), std::string::npos) << label << ": " << hint;
     EXPECT_NE(hint.find("every column from " + std::to_string(M) + " on is wrong"), std::string::npos) << hint;
   }
@@ -135,8 +137,9 @@ TEST(Scale2d, AFactorIndexedByTheColumnPastSIsNamed) {
   for (std::size_t r = 0; r < 3; ++r) {
     for (std::size_t col = 3; col < 5; ++col) cut[r * 5 + col] = poison();
   }
-  EXPECT_EQ(scale_2d().diagnose(c, bufs, as_output(cut), e).value_or("").find("indexed by the column"),
-            std::string::npos);
+  EXPECT_EQ(
+      scale_2d().diagnose(c, bufs, task_testing::output_buffer("B", cut), e).value_or("").find("indexed by the column"),
+      std::string::npos);
 }
 
 }  // namespace

@@ -13,12 +13,6 @@ namespace {
 
 const Task& softmax() { return task_testing::task("12_softmax"); }
 
-std::vector<Case> checked_cases() {
-  auto out = task_testing::small_cases(softmax());
-  out.push_back(softmax().cases(CaseOptions{true}).back());  // 1027×1021
-  return out;
-}
-
 enum class Shift { row_max, none, first_32 };
 enum class Divide { row_sum, reciprocal, none, matrix_sum };
 
@@ -72,7 +66,7 @@ std::vector<float> online_softmax_f32(std::span<const float> X, std::size_t M, s
   return Y;
 }
 
-std::optional<std::string> hint_for(const Case& c, const std::vector<Buffer>& bufs, std::span<const float> values) {
+std::optional<std::string> softmax_hint(const Case& c, const std::vector<Buffer>& bufs, std::span<const float> values) {
   const Expected e = softmax().reference(c, bufs).at(0);
   Buffer out = bufs[1];
   std::copy(values.begin(), values.end(), out.f32().begin());
@@ -80,7 +74,7 @@ std::optional<std::string> hint_for(const Case& c, const std::vector<Buffer>& bu
 }
 
 TEST(Softmax, ReferenceMatchesLongDouble) {
-  for (const Case& c : checked_cases()) {
+  for (const Case& c : task_testing::checked_cases(softmax())) {
     const auto bufs = task_testing::buffers(softmax(), c);
     const Expected e = softmax().reference(c, bufs).at(0);
     EXPECT_EQ(e.buffer, 1u);
@@ -119,7 +113,7 @@ TEST(Softmax, InputsOverflowWithoutTheShift) {
 }
 
 TEST(Softmax, Float32SoftmaxesPass) {
-  for (const Case& c : checked_cases()) {
+  for (const Case& c : task_testing::checked_cases(softmax())) {
     const auto bufs = task_testing::buffers(softmax(), c);
     const Expected e = softmax().reference(c, bufs).at(0);
     const std::size_t M = c.dim("M"), N = c.dim("N");
@@ -136,7 +130,7 @@ TEST(Softmax, Float32SoftmaxesPass) {
 }
 
 TEST(Softmax, MistakesFail) {
-  for (const Case& c : checked_cases()) {
+  for (const Case& c : task_testing::checked_cases(softmax())) {
     const auto bufs = task_testing::buffers(softmax(), c);
     const Expected e = softmax().reference(c, bufs).at(0);
     const std::size_t M = c.dim("M"), N = c.dim("N");
@@ -155,7 +149,7 @@ TEST(Softmax, HintWhenTheMaximumIsNotSubtracted) {
   for (const char* label : {"M=1000 N=3", "M=255 N=257", "M=100003 N=3"}) {
     const Case c = task_testing::case_labelled(softmax(), label);
     const auto bufs = task_testing::buffers(softmax(), c);
-    const auto hint = hint_for(c, bufs, softmax_f32(bufs[0].f32(), c.dim("M"), c.dim("N"), Shift::none));
+    const auto hint = softmax_hint(c, bufs, softmax_f32(bufs[0].f32(), c.dim("M"), c.dim("N"), Shift::none));
     ASSERT_TRUE(hint) << label;
     EXPECT_NE(hint->find("exp overflowed: subtract the row's maximum first"), std::string::npos) << *hint;
   }
@@ -165,7 +159,7 @@ TEST(Softmax, HintWhenTheMaximumCoversTheFirstColumnsOnly) {
   for (const char* label : {"M=255 N=257", "M=1023 N=1025"}) {
     const Case c = task_testing::case_labelled(softmax(), label);
     const auto bufs = task_testing::buffers(softmax(), c);
-    const auto hint = hint_for(c, bufs, softmax_f32(bufs[0].f32(), c.dim("M"), c.dim("N"), Shift::first_32));
+    const auto hint = softmax_hint(c, bufs, softmax_f32(bufs[0].f32(), c.dim("M"), c.dim("N"), Shift::first_32));
     ASSERT_TRUE(hint) << label;
     EXPECT_NE(hint->find("maximum was taken over the first 32 columns"), std::string::npos) << *hint;
   }
@@ -180,7 +174,7 @@ TEST(Softmax, HintWhenNotDivided) {
       EXPECT_EQ(task_testing::mismatches(softmax().reference(c, bufs).at(0), Y), 0u);
       continue;
     }
-    const auto hint = hint_for(c, bufs, Y);
+    const auto hint = softmax_hint(c, bufs, Y);
     ASSERT_TRUE(hint) << label;
     EXPECT_NE(hint->find("without the division"), std::string::npos) << *hint;
   }
@@ -191,22 +185,22 @@ TEST(Softmax, HintWhenDividedByTheWholeMatrixSum) {
     const Case c = task_testing::case_labelled(softmax(), label);
     const auto bufs = task_testing::buffers(softmax(), c);
     const auto hint =
-        hint_for(c, bufs, softmax_f32(bufs[0].f32(), c.dim("M"), c.dim("N"), Shift::row_max, Divide::matrix_sum));
+        softmax_hint(c, bufs, softmax_f32(bufs[0].f32(), c.dim("M"), c.dim("N"), Shift::row_max, Divide::matrix_sum));
     ASSERT_TRUE(hint) << label;
     EXPECT_NE(hint->find("normalised by the sum over the whole matrix"), std::string::npos) << *hint;
   }
 }
 
 TEST(Softmax, NoHintForARightOrUnrelatedAnswer) {
-  for (const Case& c : checked_cases()) {
+  for (const Case& c : task_testing::checked_cases(softmax())) {
     const auto bufs = task_testing::buffers(softmax(), c);
     const auto right = softmax_f32(bufs[0].f32(), c.dim("M"), c.dim("N"));
-    EXPECT_EQ(hint_for(c, bufs, right), std::nullopt) << c.label();
+    EXPECT_EQ(softmax_hint(c, bufs, right), std::nullopt) << c.label();
     std::vector<float> off(right);
     for (float& v : off) v = v * 0.5f + 0.25f;
-    EXPECT_EQ(hint_for(c, bufs, off), std::nullopt) << c.label();
+    EXPECT_EQ(softmax_hint(c, bufs, off), std::nullopt) << c.label();
     for (float& v : off) v = std::numeric_limits<float>::quiet_NaN();
-    EXPECT_EQ(hint_for(c, bufs, off), std::nullopt) << c.label();
+    EXPECT_EQ(softmax_hint(c, bufs, off), std::nullopt) << c.label();
   }
 }
 

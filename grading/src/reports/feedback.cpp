@@ -12,9 +12,6 @@ using namespace reports_detail;
 
 namespace {
 
-constexpr std::size_t kFailingChecksShown = 3;  // the rest usually repeat the first failure's story
-constexpr std::size_t kDetailsShown = 4;
-
 // Inline text from the harness or the student's program: one line, Markdown's active characters
 // escaped (brackets and underscores stay: "C[0][0]" and "n_elements" are common and harmless).
 std::string md(std::string_view text) {

@@ -15,9 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::size_t kFailingChecksShown = 3;  // the rest repeat the first failure's story
-constexpr std::size_t kDetailsShown = 4;
-
 std::string test_output(const Attempt* a, double max) {
   if (a == nullptr) return fmt::format("Not submitted: 0 / {} points.", points(max));
   std::string out;

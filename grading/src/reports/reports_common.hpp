@@ -2,6 +2,7 @@
 // (per exercise, ranks) that several reports show. Internal to grading/src/reports.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -11,6 +12,12 @@
 #include "cudalab/grading/model.hpp"
 
 namespace cudalab::grading::reports_detail {
+
+/// A student's feedback (feedback.md, Gradescope's output) shows this many failing checks: the rest
+/// usually repeat the first failure's story ...
+inline constexpr std::size_t kFailingChecksShown = 3;
+/// ... and this many detail lines of each.
+inline constexpr std::size_t kDetailsShown = 4;
 
 /// `text` as valid UTF-8: each invalid byte becomes U+FFFD (nlohmann::json throws on invalid UTF-8,
 /// and a student's program output may hold anything).

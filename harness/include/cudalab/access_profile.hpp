@@ -16,6 +16,11 @@
 
 namespace cudalab::protocol {
 
+/// Lanes in a warp: the requests counted here are of one warp's lanes.
+inline constexpr unsigned kWarpLanes = 32;
+/// Bytes in a sector, the unit in which global memory is counted.
+inline constexpr std::size_t kSectorBytes = 32;
+
 /// Which memory an instruction reached.
 enum class MemorySpace {
   global,  ///< device memory (a cudaMalloc, a harness buffer)

@@ -32,12 +32,12 @@
 namespace cudalab {
 
 namespace fs = std::filesystem;
+using protocol::kSectorBytes;
+using protocol::kWarpLanes;
 using protocol::MemorySpace;
 
 namespace {
 
-constexpr double kSectorBytes = 32;
-constexpr double kWarpLanes = 32;
 /// Uncoalesced: a line whose requests touch at least twice the sectors their bytes need. A row
 /// that does not start on 32 bytes costs a sector more (32 floats in 5 sectors, not 4): no finding.
 constexpr double kUncoalescedRatio = 2.0;

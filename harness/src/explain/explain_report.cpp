@@ -46,7 +46,8 @@ std::string intervals_text(const KernelExplain& k) {
                      k.intervals.size() > kMaxIntervalsShown ? fmt::format(", … ({} in all)", k.intervals.size()) : "");
 }
 
-std::string at_text(const SourcePlace& place) {
+/// "kernel.cu:12", or "?" where the line is unknown (a table's column is never empty).
+std::string place_or_question_mark(const SourcePlace& place) {
   if (place.line <= 0) return "?";
   return fmt::format("{}:{}", fs::path(place.file).filename().string(), place.line);
 }
@@ -160,10 +161,11 @@ void write_explain_report(std::ostream& out, const std::vector<ExplainResult>& r
         out << fmt::format(
             "    {} {} {} {}{}: {:.1f} {} per request (ideal {:.1f}), {:.0f} % of lanes active, {:.3g} "
             "requests\n",
-            at_text(l.place), l.write ? (l.atomic ? "updates" : "stores") : "loads", shared ? "shared" : "global",
-            l.code.empty() ? l.target : "`" + l.code + "`", l.kernel.empty() ? "" : fmt::format(" in '{}'", l.kernel),
-            l.units / l.requests, shared ? "wavefronts" : "sectors", l.ideal_units / l.requests,
-            100 * l.active_lanes / (32 * l.requests), l.requests);
+            place_or_question_mark(l.place), l.write ? (l.atomic ? "updates" : "stores") : "loads",
+            shared ? "shared" : "global", l.code.empty() ? l.target : "`" + l.code + "`",
+            l.kernel.empty() ? "" : fmt::format(" in '{}'", l.kernel), l.units / l.requests,
+            shared ? "wavefronts" : "sectors", l.ideal_units / l.requests, 100 * l.active_lanes / (32 * l.requests),
+            l.requests);
       }
     }
   }

@@ -8,12 +8,15 @@
 
 #include <fmt/format.h>
 
+#include "cudalab/access_profile.hpp"
 #include "cudalab/case_data.hpp"
 #include "cudalab/findings.hpp"
 
 namespace cudalab {
 
 namespace fs = std::filesystem;
+using protocol::kSectorBytes;
+using protocol::kWarpLanes;
 
 namespace {
 
@@ -23,8 +26,6 @@ constexpr std::size_t kCandidateCases = 6;
 constexpr std::size_t kMaxCountedBlocks = 4096;
 /// At most this many load and store instructions of warp 0 are pictured per launch.
 constexpr std::size_t kMaxWarpPictures = 12;
-constexpr unsigned kWarpLanes = 32;
-constexpr std::size_t kSectorBytes = 32;
 constexpr std::size_t kBankCount = 32;
 constexpr std::size_t kBankBytes = 4;
 /// A case with a dimension under this is drawn after the others.

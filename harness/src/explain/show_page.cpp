@@ -32,7 +32,8 @@ std::array<unsigned, 3> unflatten(std::uint32_t linear, const std::array<unsigne
   return {linear % d[0], (linear / d[0]) % d[1], linear / (d[0] * d[1])};
 }
 
-std::string triple(const std::array<unsigned, 3>& v) { return fmt::format("({},{},{})", v[0], v[1], v[2]); }
+/// "(x,y,z)", all three coordinates always: a thread's or block's place, not a launch's extent.
+std::string xyz_text(const std::array<unsigned, 3>& v) { return fmt::format("({},{},{})", v[0], v[1], v[2]); }
 
 std::string value_text(const ShownTarget& t, std::uint32_t bits) {
   if (!t.is_float) return std::to_string(static_cast<std::int32_t>(bits));
@@ -60,7 +61,8 @@ std::string thread_color(const ShownLaunch& l, const ShownAccess& a) {
 }
 
 std::string who(const ShownLaunch& l, const ShownAccess& a) {
-  return fmt::format("thread {} of block {}", triple(unflatten(a.thread, l.block)), triple(unflatten(a.block, l.grid)));
+  return fmt::format("thread {} of block {}", xyz_text(unflatten(a.thread, l.block)),
+                     xyz_text(unflatten(a.block, l.grid)));
 }
 
 std::string source_at(const ShowResult& r, int line) {
@@ -73,9 +75,9 @@ std::string source_at(const ShowResult& r, int line) {
 
 /// One access in a tooltip: short, since a cell lists several (the page lists the lines' code once).
 std::string access_line(const ShownLaunch& l, const ShownTarget& t, const ShownAccess& a) {
-  return fmt::format("thread {} block {}: {} {} at line {}, phase {}{}", triple(unflatten(a.thread, l.block)),
-                     triple(unflatten(a.block, l.grid)), kind_verb(a.kind), value_text(t, a.bits), a.line, a.phase + 1,
-                     a.finding ? " (a finding)" : "");
+  return fmt::format("thread {} block {}: {} {} at line {}, phase {}{}", xyz_text(unflatten(a.thread, l.block)),
+                     xyz_text(unflatten(a.block, l.grid)), kind_verb(a.kind), value_text(t, a.bits), a.line,
+                     a.phase + 1, a.finding ? " (a finding)" : "");
 }
 
 std::string element_name(const ShownTarget& t, std::size_t e) {
@@ -355,14 +357,14 @@ void write_counts(std::ostream& out, const ShowResult& r, const ShownLaunch& l) 
       threads == 0 ? "" : fmt::format(", {:.2f} per thread", r.minimum_global_elements / static_cast<double>(threads)));
   out << "<details><summary>Counts per block</summary><table>" << fmt::format(kHeads, "block");
   for (std::size_t b = 0; b < l.block_counts.size() && b < kMaxTableRows; ++b) {
-    row(triple(unflatten(static_cast<std::uint32_t>(b), l.grid)), l.block_counts[b]);
+    row(xyz_text(unflatten(static_cast<std::uint32_t>(b), l.grid)), l.block_counts[b]);
   }
   out << "</table></details>";
   out << fmt::format("<details><summary>Counts per thread of block {}</summary><table>",
-                     triple(unflatten(r.block, l.grid)))
+                     xyz_text(unflatten(r.block, l.grid)))
       << fmt::format(kHeads, "thread");
   for (std::size_t t = 0; t < l.thread_counts.size() && t < kMaxTableRows; ++t) {
-    row(triple(unflatten(static_cast<std::uint32_t>(t), l.block)), l.thread_counts[t]);
+    row(xyz_text(unflatten(static_cast<std::uint32_t>(t), l.block)), l.thread_counts[t]);
   }
   out << "</table></details>";
 }
@@ -416,9 +418,9 @@ std::string show_page_html(const ShowResult& r) {
     const ShownLaunch& l = r.launches[li];
     out << "<section class=\"launch\">";
     out << fmt::format("<h2>Launch {}: <code>{}&lt;&lt;&lt;{}, {}&gt;&gt;&gt;</code></h2>", li + 1,
-                       xml_escape(l.kernel), triple(l.grid), triple(l.block));
+                       xml_escape(l.kernel), xyz_text(l.grid), xyz_text(l.block));
     out << fmt::format("<p>{} phase{}, {}; shared arrays shown for block {}.</p>", l.phases, l.phases == 1 ? "" : "s",
-                       xml_escape(barrier_text(l)), triple(unflatten(r.block, l.grid)));
+                       xml_escape(barrier_text(l)), xyz_text(unflatten(r.block, l.grid)));
     out << "<div class=\"controls\">";
     if (l.phases > 1) {
       out << fmt::format(
@@ -433,7 +435,7 @@ std::string show_page_html(const ShowResult& r) {
     }
     if (!l.warps.empty()) {
       out << fmt::format("<h3 id=\"warps-{}\">Warp 0 of block {}: how memory sees each load and store</h3>", li + 1,
-                         triple(unflatten(r.block, l.grid)));
+                         xyz_text(unflatten(r.block, l.grid)));
       for (const auto& w : l.warps) {
         out << "<p>" << xml_escape(warp_caption(w)) << "</p>";
         draw_warp(out, w);
@@ -476,7 +478,7 @@ std::string show_figure_svg(const ShowResult& r) {
   const std::string heading = fmt::format(
       "{} at {}: {}<<<{}, {}>>>, each element coloured by the thread that wrote it, a square inside "
       "by the first that read it",
-      r.task != nullptr ? r.task->info().id : "", r.c.label(), l.kernel, triple(l.grid), triple(l.block));
+      r.task != nullptr ? r.task->info().id : "", r.c.label(), l.kernel, xyz_text(l.grid), xyz_text(l.block));
   const double width = std::max(x, kCharWidth * static_cast<double>(heading.size()));
   out << fmt::format(
       R"(<svg xmlns="http://www.w3.org/2000/svg" width="{:.0f}" height="{:.0f}" font-family="sans-serif" font-size="12">)",
@@ -500,8 +502,8 @@ void write_show_text(std::ostream& out, const ShowResult& r, const ReportStyle& 
   }
   for (std::size_t li = 0; li < r.launches.size(); ++li) {
     const ShownLaunch& l = r.launches[li];
-    out << fmt::format("\nlaunch {}: {}<<<{}, {}>>>, {} phase{}, {}\n", li + 1, l.kernel, triple(l.grid),
-                       triple(l.block), l.phases, l.phases == 1 ? "" : "s", barrier_text(l));
+    out << fmt::format("\nlaunch {}: {}<<<{}, {}>>>, {} phase{}, {}\n", li + 1, l.kernel, xyz_text(l.grid),
+                       xyz_text(l.block), l.phases, l.phases == 1 ? "" : "s", barrier_text(l));
     const std::size_t threads = std::size_t{l.block[0]} * l.block[1] * l.block[2];
     const int width = static_cast<int>(std::to_string(l.grid[0] * l.grid[1] * l.grid[2] * threads).size()) + 2;
     for (const auto& t : l.targets) {

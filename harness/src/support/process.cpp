@@ -25,7 +25,7 @@ namespace cudalab {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
 // ---- Process groups of the running children, for the fatal-signal handlers ----
 // A fixed table of lock-free atomics: the handler may run at any point, in any thread.
@@ -227,7 +227,7 @@ std::string describe_signal(int sig) {
 ProcessResult run_process(const ProcessOptions& options) {
   ProcessResult result;
   HandedOverFds handed_over(options.close_after_spawn);
-  const auto start = Clock::now();
+  const auto start = SteadyClock::now();
   const auto fail = [&](const std::string& what, int error) {
     result.status = ProcessResult::Status::spawn_failed;
     result.error = what + ": " + std::strerror(error);
@@ -336,7 +336,7 @@ ProcessResult run_process(const ProcessOptions& options) {
 
   const auto finish = [&](ProcessResult::Status status) {
     result.status = status;
-    result.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    result.wall_ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - start).count();
     return result;
   };
   SpawnReport report{};
@@ -371,7 +371,7 @@ ProcessResult run_process(const ProcessOptions& options) {
   char buf[65536];
   auto last_line = start;  // when the last newline arrived on result_fd
   int gate_fd = options.at_gate ? options.gate_fd : -1;
-  Clock::duration at_gate{};  // not counted against the deadlines
+  SteadyClock::duration at_gate{};  // not counted against the deadlines
   // The child is at the gate: let the caller act (take the GPU), then let the child on.
   const auto open_gate = [&] {
     char ready = 0;
@@ -381,9 +381,9 @@ ProcessResult run_process(const ProcessOptions& options) {
       gate_fd = -1;
       return;
     }
-    const auto gate_start = Clock::now();
+    const auto gate_start = SteadyClock::now();
     const char go = options.at_gate(gate_fd);
-    const auto waited = Clock::now() - gate_start;
+    const auto waited = SteadyClock::now() - gate_start;
     at_gate += waited;
     last_line += waited;
     result.gate_ms = std::chrono::duration<double, std::milli>(at_gate).count();
@@ -440,7 +440,7 @@ ProcessResult run_process(const ProcessOptions& options) {
         const std::size_t room = options.max_result_bytes - result.result.size();
         result.result.append(buf, std::min(bytes, room));
         if (const auto lines = std::count(buf, buf + std::min(bytes, room), '\n'); lines > 0) {
-          last_line = Clock::now();
+          last_line = SteadyClock::now();
           for (long i = 0; i < lines && options.on_result_line; ++i) options.on_result_line();
         }
         if (bytes > room) {  // no need to read on, and no reason to let the child run on
@@ -455,7 +455,7 @@ ProcessResult run_process(const ProcessOptions& options) {
 
   bool timed_out = false;
   while (!ended && !flood && !poll_failed) {
-    const auto now = Clock::now();
+    const auto now = SteadyClock::now();
     auto deadline = start + at_gate + options.timeout;
     if (options.result_line_timeout) deadline = std::min(deadline, last_line + *options.result_line_timeout);
     if (now >= deadline) {
@@ -471,8 +471,8 @@ ProcessResult run_process(const ProcessOptions& options) {
   // What the child wrote before its end is still in the pipes: read it without waiting. The caps
   // and a short bound stop a writer that escaped the group.
   if (ended) {
-    const auto drain_until = Clock::now() + std::chrono::seconds(1);
-    while (!flood && !poll_failed && (out_fd >= 0 || res_fd >= 0) && Clock::now() < drain_until && pump(0, -1)) {
+    const auto drain_until = SteadyClock::now() + std::chrono::seconds(1);
+    while (!flood && !poll_failed && (out_fd >= 0 || res_fd >= 0) && SteadyClock::now() < drain_until && pump(0, -1)) {
     }
   }
   if (timed_out) return finish(ProcessResult::Status::timed_out);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cudalab/protocol.hpp"
+#include "json_fields.hpp"
 
 namespace cudalab::protocol {
 
@@ -15,49 +16,9 @@ using nlohmann::json;
 
 namespace {
 
-/// Longest kernel or target name accepted.
-constexpr std::size_t kMaxNameBytes = 512;
 /// Widest access a lane makes (the checked build reports ranges up to 4 KiB).
 constexpr std::size_t kMaxAccessBytes = 4096;
-/// The longest source file a line number may come from.
-constexpr std::uint64_t kMaxLine = 10'000'000;
-
-[[noreturn]] void bad(const char* key, const char* why) {
-  throw ProtocolError(std::string("profile field '") + key + "' " + why);
-}
-
-const json& member(const json& j, const char* key) {
-  if (!j.is_object()) bad(key, "is not in an object");
-  const auto it = j.find(key);
-  if (it == j.end()) bad(key, "is missing");
-  return *it;
-}
-
-std::string name_field(const json& j, const char* key) {
-  const json& v = member(j, key);
-  if (!v.is_string() || v.get_ref<const std::string&>().size() > kMaxNameBytes) bad(key, "is not a short text");
-  return v.get<std::string>();
-}
-
-std::uint64_t count_field(const json& j, const char* key) {
-  const json& v = member(j, key);
-  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0)) bad(key, "is not a count");
-  return v.get<std::uint64_t>();
-}
-
-double amount_field(const json& j, const char* key) {
-  const json& v = member(j, key);
-  if (!v.is_number()) bad(key, "is not a number");
-  const double d = v.get<double>();
-  if (!std::isfinite(d) || d < 0) bad(key, "is out of range");
-  return d;
-}
-
-bool flag_field(const json& j, const char* key) {
-  const json& v = member(j, key);
-  if (!v.is_boolean()) bad(key, "is not true or false");
-  return v.get<bool>();
-}
+constexpr wire_detail::JsonFields kProfile{"profile"};
 
 }  // namespace
 
@@ -103,66 +64,67 @@ void to_json(json& j, const AccessProfile& p) {
 }
 
 void from_json(const json& j, AccessProfile& p) {
-  const json& kernels = member(j, "kernels");
-  const json& sites = member(j, "sites");
-  if (!kernels.is_array() || kernels.size() > kMaxProfiledKernels) bad("kernels", "is not a short list");
-  if (!sites.is_array() || sites.size() > kMaxAccessSites) bad("sites", "is not a short list");
+  const json& kernels = kProfile.member(j, "kernels");
+  const json& sites = kProfile.member(j, "sites");
+  if (!kernels.is_array() || kernels.size() > kMaxProfiledKernels) kProfile.bad("kernels", "is not a short list");
+  if (!sites.is_array() || sites.size() > kMaxAccessSites) kProfile.bad("sites", "is not a short list");
   p = AccessProfile{};
   for (const json& k : kernels) {
     KernelProfile kp;
-    kp.kernel = name_field(k, "kernel");
-    kp.launches = count_field(k, "launches");
-    kp.blocks = count_field(k, "blocks");
-    kp.counted_blocks = count_field(k, "counted_blocks");
-    if (kp.counted_blocks > kp.blocks) bad("counted_blocks", "is more than the blocks");
-    const json& intervals = member(k, "intervals");
-    if (!intervals.is_array() || intervals.size() > kMaxBarrierIntervals) bad("intervals", "is not a short list");
+    kp.kernel = kProfile.name_field(k, "kernel");
+    kp.launches = kProfile.count_field(k, "launches");
+    kp.blocks = kProfile.count_field(k, "blocks");
+    kp.counted_blocks = kProfile.count_field(k, "counted_blocks");
+    if (kp.counted_blocks > kp.blocks) kProfile.bad("counted_blocks", "is more than the blocks");
+    const json& intervals = kProfile.member(k, "intervals");
+    if (!intervals.is_array() || intervals.size() > kMaxBarrierIntervals)
+      kProfile.bad("intervals", "is not a short list");
     for (const json& i : intervals) {
       BarrierInterval b;
-      const std::uint64_t from = count_field(i, "from_line");
-      const std::uint64_t to = count_field(i, "to_line");
-      if (from > kMaxLine || to > kMaxLine) bad("from_line", "is out of range");
+      const std::uint64_t from = kProfile.count_field(i, "from_line");
+      const std::uint64_t to = kProfile.count_field(i, "to_line");
+      if (from > wire_detail::kMaxLine || to > wire_detail::kMaxLine) kProfile.bad("from_line", "is out of range");
       b.from_line = static_cast<int>(from);
       b.to_line = static_cast<int>(to);
-      b.requests = amount_field(i, "requests");
-      b.active_lanes = amount_field(i, "active_lanes");
-      if (b.active_lanes > 32 * b.requests * (1 + 1e-9)) bad("active_lanes", "is more than 32 a request");
+      b.requests = kProfile.amount_field(i, "requests");
+      b.active_lanes = kProfile.amount_field(i, "active_lanes");
+      if (b.active_lanes > 32 * b.requests * (1 + 1e-9)) kProfile.bad("active_lanes", "is more than 32 a request");
       kp.intervals.push_back(b);
     }
     p.kernels.push_back(std::move(kp));
   }
   for (const json& one : sites) {
     AccessSite s;
-    s.kernel = name_field(one, "kernel");
-    s.pc = count_field(one, "pc");
-    const std::string space = name_field(one, "space");
-    if (space != "global" && space != "shared") bad("space", "is neither global nor shared");
+    s.kernel = kProfile.name_field(one, "kernel");
+    s.pc = kProfile.count_field(one, "pc");
+    const std::string space = kProfile.name_field(one, "space");
+    if (space != "global" && space != "shared") kProfile.bad("space", "is neither global nor shared");
     s.space = space == "shared" ? MemorySpace::shared : MemorySpace::global;
-    s.write = flag_field(one, "write");
-    s.atomic = flag_field(one, "atomic");
-    const std::uint64_t bytes = count_field(one, "bytes");
-    if (bytes == 0 || bytes > kMaxAccessBytes) bad("bytes", "is out of range");
+    s.write = kProfile.flag_field(one, "write");
+    s.atomic = kProfile.flag_field(one, "atomic");
+    const std::uint64_t bytes = kProfile.count_field(one, "bytes");
+    if (bytes == 0 || bytes > kMaxAccessBytes) kProfile.bad("bytes", "is out of range");
     s.bytes = static_cast<unsigned>(bytes);
-    s.target = name_field(one, "target");
-    s.element_bytes = count_field(one, "element_bytes");
-    s.row_elements = count_field(one, "row_elements");
-    s.target_bytes = count_field(one, "target_bytes");
-    s.requests = amount_field(one, "requests");
-    s.active_lanes = amount_field(one, "active_lanes");
-    s.units = amount_field(one, "units");
-    s.ideal_units = amount_field(one, "ideal_units");
-    if (s.active_lanes > 32 * s.requests * (1 + 1e-9)) bad("active_lanes", "is more than 32 a request");
-    const std::uint64_t worst = count_field(one, "worst_units");
-    const std::uint64_t worst_ideal = count_field(one, "worst_ideal");
-    if (worst > kMaxAccessBytes * 32 || worst_ideal > worst) bad("worst_units", "is out of range");
+    s.target = kProfile.name_field(one, "target");
+    s.element_bytes = kProfile.count_field(one, "element_bytes");
+    s.row_elements = kProfile.count_field(one, "row_elements");
+    s.target_bytes = kProfile.count_field(one, "target_bytes");
+    s.requests = kProfile.amount_field(one, "requests");
+    s.active_lanes = kProfile.amount_field(one, "active_lanes");
+    s.units = kProfile.amount_field(one, "units");
+    s.ideal_units = kProfile.amount_field(one, "ideal_units");
+    if (s.active_lanes > 32 * s.requests * (1 + 1e-9)) kProfile.bad("active_lanes", "is more than 32 a request");
+    const std::uint64_t worst = kProfile.count_field(one, "worst_units");
+    const std::uint64_t worst_ideal = kProfile.count_field(one, "worst_ideal");
+    if (worst > kMaxAccessBytes * 32 || worst_ideal > worst) kProfile.bad("worst_units", "is out of range");
     s.worst_units = static_cast<unsigned>(worst);
     s.worst_ideal = static_cast<unsigned>(worst_ideal);
-    const json& stride = member(one, "stride");
-    if (!stride.is_number_integer()) bad("stride", "is not a whole number");
+    const json& stride = kProfile.member(one, "stride");
+    if (!stride.is_number_integer()) kProfile.bad("stride", "is not a whole number");
     s.stride = stride.get<std::int64_t>();
     p.sites.push_back(std::move(s));
   }
-  p.truncated = flag_field(j, "truncated");
+  p.truncated = kProfile.flag_field(j, "truncated");
 }
 
 }  // namespace cudalab::protocol

@@ -574,7 +574,8 @@ void solve(const float* A, const float* B, float* C, int M, int N, int K) {
   // One launch: Bᵀ rounded (and A rounded and padded where it needs a copy).
   const int tilesN = (N + 63) / 64, tilesK = (K + 63) / 64;
   const long long nTrans = static_cast<long long>(tilesN) * tilesK;
-  const long long nA = copyA ? (M < 4 * 132 * 8 ? M : 4 * 132 * 8) : 0;
+  // Blocks that copy A, a row at a time: enough to fill the GPU, at most one per row.
+  const long long nA = copyA ? (M < 32LL * g_numSMs ? M : 32LL * g_numSMs) : 0;
   if (nTrans + nA > 0x7fffffffLL) throw std::runtime_error("the matrices are too large for the first kernel's grid");
   prep_kernel<<<static_cast<unsigned>(nTrans + nA), 256>>>(A, B, Ar, Bt, M, N, K, Kp, static_cast<int>(nTrans), tilesN);
   cuda_check(cudaGetLastError(), "launch of prep_kernel");

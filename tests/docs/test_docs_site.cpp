@@ -18,6 +18,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/files.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -25,13 +27,6 @@ namespace fs = std::filesystem;
 const fs::path kSource = CUDALAB_SOURCE_DIR;
 const fs::path kHtml = CUDALAB_DOCS_HTML_DIR;
 const fs::path kCli = CUDALAB_CLI;
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 /// A fresh folder for one test, named after it.
 fs::path fresh_dir(const std::string& what) {
@@ -95,9 +90,9 @@ TEST(DocsSite, MainPageRendersInHeadlessChromiumWithItsPagesInReadingOrder) {
   const fs::path log = dir / "screenshot.log";
   const std::string shot =
       chromium_command(dir, "screenshot") + " --screenshot='" + png.string() + "' 'file://" + index.string() + "'";
-  ASSERT_EQ(run(shot, log), 0) << shot << "\n" << read(log);
-  ASSERT_TRUE(fs::exists(png)) << read(log);
-  const std::string bytes = read(png);
+  ASSERT_EQ(run(shot, log), 0) << shot << "\n" << cudalab::testing_support::read_text(log);
+  ASSERT_TRUE(fs::exists(png)) << cudalab::testing_support::read_text(log);
+  const std::string bytes = cudalab::testing_support::read_text(png);
   EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
   // A blank 1280×1600 page is about 10 KiB; the main page, with its text and side bar, is over 150.
   EXPECT_GT(bytes.size(), 60u * 1024) << png;
@@ -106,10 +101,11 @@ TEST(DocsSite, MainPageRendersInHeadlessChromiumWithItsPagesInReadingOrder) {
   const fs::path dom_file = dir / "index.dom.html";
   const std::string dump = chromium_command(dir, "dom") + " --dump-dom 'file://" + index.string() + "'";
   ASSERT_EQ(std::system((dump + " >'" + dom_file.string() + "' 2>'" + (dir / "dom.log").string() + "'").c_str()), 0)
-      << read(dir / "dom.log");
-  const std::string dom = read(dom_file);
+      << cudalab::testing_support::read_text(dir / "dom.log");
+  const std::string dom = cudalab::testing_support::read_text(dom_file);
   EXPECT_NE(dom.find("<div class=\"title\">cudalab documentation"), std::string::npos) << "the main page's title";
-  EXPECT_EQ(side_bar(read(index)).size(), 0u) << "the saved page has no side bar entries: the script makes them";
+  EXPECT_EQ(side_bar(cudalab::testing_support::read_text(index)).size(), 0u)
+      << "the saved page has no side bar entries: the script makes them";
   const auto bar = side_bar(dom);
   ASSERT_FALSE(bar.empty()) << "the side bar was not built: did the page's scripts run?\n" << dom.substr(0, 4000);
   const std::vector<std::pair<std::string, std::string>> reading_order = {
@@ -172,7 +168,7 @@ TEST(DocsSite, EveryLinkOfEveryPageReachableFromTheMainPageResolves) {
   while (!queue.empty()) {
     const std::string page = queue.back();
     queue.pop_back();
-    const std::string html = read(kHtml / page);
+    const std::string html = cudalab::testing_support::read_text(kHtml / page);
     for (const auto& [file, anchor] : local_links(html)) {
       ++links;
       const std::string target = file.empty() ? page : file;
@@ -184,7 +180,7 @@ TEST(DocsSite, EveryLinkOfEveryPageReachableFromTheMainPageResolves) {
       if (!target.ends_with(".html")) continue;
       if (!anchor.empty()) {
         auto& content = pages[target];
-        if (content.empty()) content = read(path);
+        if (content.empty()) content = cudalab::testing_support::read_text(path);
         if (content.find("id=\"" + anchor + "\"") == std::string::npos &&
             content.find("name=\"" + anchor + "\"") == std::string::npos) {
           broken.push_back(page + ": " + target + "#" + anchor + " (no such anchor)");
@@ -229,12 +225,12 @@ TEST(DocsSite, CoursePathHasAPagePerExerciseReadmeInFolderOrder) {
   }
   std::sort(folders.begin(), folders.end());
   ASSERT_GE(folders.size(), 5u);
-  const std::string course = read(kHtml / "md_docs_course.html");
+  const std::string course = cudalab::testing_support::read_text(kHtml / "md_docs_course.html");
   ASSERT_FALSE(course.empty());
   std::size_t at = 0;
   for (const auto& folder : folders) {
     const std::string html = "md_exercises_" + folder + "_README.html";
-    const std::string page = read(kHtml / html);
+    const std::string page = cudalab::testing_support::read_text(kHtml / html);
     ASSERT_FALSE(page.empty()) << html << ": no page for exercises/" << folder << "/README.md";
     // The title is the README's first heading (an & or < would be escaped; the course has none).
     const std::string title = first_heading(kSource / "exercises" / folder / "README.md");
@@ -298,8 +294,8 @@ std::vector<HelpPage> help_pages() {
 std::string help_of(const fs::path& cli, const std::vector<std::string>& args, const fs::path& out) {
   std::string command = "'" + cli.string() + "'";
   for (const auto& a : args) command += " " + a;
-  EXPECT_EQ(run(command, out), 0) << command << "\n" << read(out);
-  return read(out);
+  EXPECT_EQ(run(command, out), 0) << command << "\n" << cudalab::testing_support::read_text(out);
+  return cudalab::testing_support::read_text(out);
 }
 
 TEST(DocsSite, EveryHelpNamesTheBuiltPageToRead) {

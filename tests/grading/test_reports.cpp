@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/chromium.hpp"
+#include "../support/files.hpp"
 #include "cudalab/grading/reports.hpp"
 
 namespace {
@@ -297,18 +298,6 @@ std::string summary_of(const ClassResults& c, bool color) {
   return out.str();
 }
 
-fs::path fresh_dir(const std::string& name) {
-  fs::path dir = fs::path(testing::TempDir()) / fmt::format("cudalab-reports-{}-{}", name, getpid());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // ---- the tests ----------------------------------------------------------------------------------
 
 TEST(ReportSummary, ListsEveryStudentAndExerciseWithoutColourCodes) {
@@ -536,7 +525,7 @@ TEST(ReportHtml, SelfContainedWithAnSvgPerPlot) {
 
 TEST(ReportHtml, RendersInHeadlessChromium) {
   if (!fs::exists(::cudalab::testing_support::kChromium)) GTEST_SKIP() << "/usr/bin/chromium is not installed";
-  const fs::path dir = fresh_dir("chromium");
+  const fs::path dir = ::cudalab::testing_support::fresh_dir("reports", "chromium");
   // A class of twenty timed on a GPU, and one checked on the simulator.
   for (const bool timed : {true, false}) {
     const std::string name = timed ? "timed" : "untimed";
@@ -545,7 +534,7 @@ TEST(ReportHtml, RendersInHeadlessChromium) {
     std::ofstream(html) << class_report_html(generated_class(20, timed));
     const std::string failure = ::cudalab::testing_support::screenshot(html, png);
     ASSERT_EQ(failure, "");
-    const std::string bytes = read(png);
+    const std::string bytes = ::cudalab::testing_support::read_text(png);
     EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
     // A blank 1400×2000 page is about 12 KiB; this one, with its text, tables and plots, is over 200.
     EXPECT_GT(bytes.size(), 60u * 1024) << png;
@@ -565,17 +554,18 @@ TEST(ReportFiles, WritesEveryReportAndKeepsNamesInsideTheFolder) {
     add(c, attempt(odd, "01_increment", 10, true));
   }
   std::sort(c.students.begin(), c.students.end());
-  const fs::path root = fresh_dir("files");
+  const fs::path root = ::cudalab::testing_support::fresh_dir("reports", "files");
   const fs::path dir = root / "out";
   write_reports(c, dir);
   for (const char* f : {"summary.txt", "grades.csv", "results.json", "junit.xml", "report.html",
                         "gradescope/alice/results.json", "feedback/alice.md", "feedback/carol.md"}) {
     EXPECT_TRUE(fs::is_regular_file(dir / f)) << f;
   }
-  EXPECT_EQ(json::parse(read(dir / "results.json"))["students"].size(), 7u);
-  EXPECT_EQ(read(dir / "feedback/bob.md"), student_feedback_markdown(c, "bob"));
-  EXPECT_EQ(json::parse(read(dir / "gradescope/bob/results.json")), gradescope_results(c, "bob"));
-  EXPECT_EQ(read(dir / "summary.txt").find('\x1b'), std::string::npos);
+  EXPECT_EQ(json::parse(::cudalab::testing_support::read_text(dir / "results.json"))["students"].size(), 7u);
+  EXPECT_EQ(::cudalab::testing_support::read_text(dir / "feedback/bob.md"), student_feedback_markdown(c, "bob"));
+  EXPECT_EQ(json::parse(::cudalab::testing_support::read_text(dir / "gradescope/bob/results.json")),
+            gradescope_results(c, "bob"));
+  EXPECT_EQ(::cudalab::testing_support::read_text(dir / "summary.txt").find('\x1b'), std::string::npos);
 
   // Every written file is inside `dir`, and each student has their own.
   std::size_t feedback = 0, gradescope = 0;

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/files.hpp"
 #include "../support/toolchains.hpp"
 #include "cudalab/gpu_probe.hpp"
 #include "cudalab/process.hpp"
@@ -28,17 +29,10 @@ using nlohmann::json;
 const fs::path source_dir = CUDALAB_SOURCE_DIR;
 const fs::path module_cache = testing_support::test_module_cache();
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // ---- ncu's log ----
 
 TEST(NcuLog, ReadsEachKernelOfARealLogAddingUpItsLaunches) {
-  const NcuLog log = parse_ncu_log(slurp(source_dir / "tests/fixtures/ncu/four_launches.log"));
+  const NcuLog log = parse_ncu_log(testing_support::read_text(source_dir / "tests/fixtures/ncu/four_launches.log"));
   EXPECT_EQ(log.problem, "");
   ASSERT_EQ(log.kernels.size(), 3U);  // strided twice, conflict, tmpl<4>
   EXPECT_EQ(log.kernels[0].kernel, "strided");
@@ -203,7 +197,7 @@ ProfileResult made_up_result(double predicted_conflict_wavefronts) {
   r.source = "/tmp/x/kernel.cu";
   r.device = "NVIDIA H100 80GB HBM3";
   r.tool = "Nsight Compute 2025.3.1.0";
-  r.measured = parse_ncu_log(slurp(source_dir / "tests/fixtures/ncu/four_launches.log")).kernels;
+  r.measured = parse_ncu_log(testing_support::read_text(source_dir / "tests/fixtures/ncu/four_launches.log")).kernels;
   r.predicted = r.measured;
   for (auto& k : r.predicted) {
     k.achieved_occupancy.reset();

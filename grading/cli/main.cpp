@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
 #include "cudalab/errors.hpp"
@@ -70,6 +71,15 @@ int run_grade(GradeOptions options, bool color) {
                s.wall_s >= 60 ? fmt::format(" ({:.0f} s)", s.wall_s) : "", s.check_phase_s, s.check_workers, timing);
     fmt::print("  summed over the attempts: compiling {:.0f} s, checking {:.0f} s{}\n", s.compile_s, s.check_s,
                timed ? fmt::format(", timing {:.0f} s", s.timing_s) : "");
+    if (timed && s.timing_phase_s > 0) {
+      // How busy the timing kept each GPU: a GPU idle in the timing phase waited for the CPU.
+      std::vector<std::string> held;
+      for (std::size_t g = 0; g < s.gpu_timing_s.size(); ++g) {
+        held.push_back(fmt::format("GPU {} {:.0f} s ({:.0f} %)", g, s.gpu_timing_s[g],
+                                   100 * s.gpu_timing_s[g] / s.timing_phase_s));
+      }
+      fmt::print("  held alone by timed runs, of the timing's {:.0f} s: {}\n", s.timing_phase_s, fmt::join(held, ", "));
+    }
   }
   if (!s.similarity_line.empty()) fmt::print("\n{}\n", s.similarity_line);
   fmt::print(

@@ -114,12 +114,16 @@ class TimingTurn {
     if (held_) return;
     pool_.take_alone(gpu_);
     held_ = true;
+    since_ = Clock::now();
   }
   void end() {
     if (!held_) return;
     pool_.release(gpu_, true);
     held_ = false;
+    held_s_ += std::chrono::duration<double>(Clock::now() - since_).count();
   }
+  /// Seconds this turn has held the GPU, once it has ended.
+  [[nodiscard]] double held_s() const { return held_s_; }
   /// The hooks that give `options`' timed runs this turn.
   void attach(BenchOptions& options) {
     options.before_timed_run = [this] { begin(); };
@@ -130,6 +134,8 @@ class TimingTurn {
   GpuPool& pool_;
   std::size_t gpu_;
   bool held_ = false;
+  Clock::time_point since_;
+  double held_s_ = 0;
 };
 
 /// A GPU of the pool for as long as it lives.
@@ -385,6 +391,7 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
     double compiling = 0;
     double checking = 0;
     double timing = 0;
+    double gpu_held = 0;                        ///< of `timing`, with the GPU alone
     std::vector<protocol::Phase> timing_split;  ///< where the timing's seconds went
   };
 
@@ -409,8 +416,9 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
       const double eta = elapsed / static_cast<double>(done) * static_cast<double>(jobs.size() - done);
       // Where each attempt's time went, so that a slow class can be read from its log.
       progress({done, jobs.size(),
-                fmt::format("{} {}: {} in {:.1f} s (compiling {:.1f}, checking {:.1f}, timing {:.1f}{})", a.student,
+                fmt::format("{} {}: {} in {:.1f} s (compiling {:.1f}, checking {:.1f}, timing {:.1f}{}{})", a.student,
                             a.exercise, a.verdict, a.seconds, p.compiling, p.checking, p.timing,
+                            p.gpu_held > 0 ? fmt::format(", the GPU held {:.1f}", p.gpu_held) : "",
                             protocol::describe_phases(p.timing_split, 0.1, 1)),
                 eta});
     }
@@ -502,6 +510,8 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
       const PairedTiming paired =
           time_against_reference(*job.task, toolchain, job.source, solution, *d.peaks, on_d, pairing);
       const BenchOutcome& timed = paired.submission;
+      turn.end();
+      p.gpu_held += turn.held_s();
       if (beside_checks && timed.verdict == Verdict::timing_mismatch) {
         p.timing += seconds_since(timing_start);
         return false;
@@ -641,6 +651,9 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
   summary.timing_phase_s = timed_count > 0 ? seconds_since(*timing_start) : 0;
   summary.timed_beside_checks = time_beside_checks;
   summary.timed_again = queue.put_back();
+  if (on_gpu) {
+    for (std::size_t g = 0; g < devices.size(); ++g) summary.gpu_timing_s.push_back(gpus.seconds_alone(g));
+  }
 
   summary.sandbox_line = describe_sandbox(toolchain.backend(), options.timeout);
   summary.compile_s = compile_s;

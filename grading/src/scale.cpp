@@ -93,6 +93,7 @@ std::size_t GpuPool::take_alone() {
     if (reserved && gpus_[*reserved].checks == 0) {
       gpus_[*reserved].checks = 0;
       gpus_[*reserved].alone = true;
+      gpus_[*reserved].alone_since = Clock::now();
       gpus_[*reserved].reserved = false;
       return *reserved;
     }
@@ -104,6 +105,7 @@ std::size_t GpuPool::take_alone() {
           changed_.notify_all();
         }
         gpus_[g].alone = true;
+        gpus_[g].alone_since = Clock::now();
         return g;
       }
     }
@@ -122,6 +124,7 @@ void GpuPool::take_alone(std::size_t gpu) {
   changed_.wait(lock, [&] { return s.checks == 0 && !s.alone; });
   s.checks = 0;
   s.alone = true;
+  s.alone_since = Clock::now();
   s.reserved = false;
 }
 
@@ -130,6 +133,7 @@ void GpuPool::release(std::size_t gpu, bool alone) {
     std::lock_guard lock(mutex_);
     if (alone) {
       gpus_[gpu].alone = false;
+      gpus_[gpu].alone_s += std::chrono::duration<double>(Clock::now() - gpus_[gpu].alone_since).count();
     } else {
       --gpus_[gpu].checks;
     }
@@ -143,6 +147,12 @@ void GpuPool::keep_for_timing(std::size_t gpu, bool timing_only) {
     gpus_.at(gpu).timing_only = timing_only;
   }
   changed_.notify_all();
+}
+
+double GpuPool::seconds_alone(std::size_t gpu) {
+  std::lock_guard lock(mutex_);
+  const State& s = gpus_.at(gpu);
+  return s.alone_s + (s.alone ? std::chrono::duration<double>(Clock::now() - s.alone_since).count() : 0);
 }
 
 void TimingQueue::push(std::size_t index) {

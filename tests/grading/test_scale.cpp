@@ -246,6 +246,26 @@ TEST(GradeScale, AWorkerTakesItsOwnGpuAloneWhenItsChecksAreOver) {
   EXPECT_EQ(timed[1], 40);
 }
 
+// The seconds a GPU was held alone, as grade's summary reports them: timed runs only, not checks,
+// and a run still holding it counts up to now.
+TEST(GradeScale, TheGpuPoolCountsOnlyTheSecondsAGpuWasHeldAlone) {
+  GpuPool pool(2);
+  const std::size_t checked = pool.share();
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  pool.release(checked, false);
+  EXPECT_EQ(pool.seconds_alone(checked), 0) << "a check is not a timed run";
+  pool.take_alone(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const double held_now = pool.seconds_alone(1);
+  EXPECT_GE(held_now, 0.05) << "a run still holding the GPU counts up to now";
+  pool.release(1, true);
+  const double after = pool.seconds_alone(1);
+  EXPECT_GE(after, held_now);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_EQ(pool.seconds_alone(1), after) << "nothing counts once it is given back";
+  EXPECT_EQ(pool.seconds_alone(0), 0);
+}
+
 // --- merge, on gradebooks written directly -------------------------------------------------
 
 Attempt attempt_of(const std::string& student, double total, const std::string& graded_at, std::uint64_t seed) {

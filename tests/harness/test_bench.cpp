@@ -316,6 +316,65 @@ TEST(PairedTiming, TheSubmissionAndTheReferenceTakeTurnsAndTheirRatioIsEstimated
   fs::remove(broken);
 }
 
+// Grading gives the GPU to the next attempt once both runners have ended, before their outputs are
+// judged (CPU work, over a second for a large case on an H100 host), where the timed calls see
+// device memory only. A host-pointer exercise's calls time host memory and the host link, which
+// that judging would share with the next attempt's rounds: there the GPU is given back after.
+struct GivenBack {
+  double after_giving_s = 0;  ///< from the hand-back to the return
+  double judging_s = 0;       ///< the submission's judging
+};
+
+GivenBack give_back_around_judging(const char* exercise, std::int64_t size) {
+  const fs::path reference = fs::path(CUDALAB_SOURCE_DIR) / "solutions" / exercise / "kernel.cu";
+  auto toolchain = sim_toolchain();
+  const Task& task = *find_task(exercise);
+  auto options = quick_options();
+  options.sizes = {size};  // outputs large enough that judging them takes a millisecond
+  options.cpu_baselines = false;
+  options.kernel_traces = false;
+  options.policy.min_samples = 2;
+  options.policy.time_cap_s = 0.1;  // a round: two calls, whatever their noise
+  using Clock = std::chrono::steady_clock;
+  std::optional<Clock::time_point> given_at;
+  int given = 0;
+  options.after_timed_run = [&] {
+    ++given;
+    given_at = Clock::now();
+  };
+  PairingPolicy pairing;
+  pairing.min_rounds = 2;
+  pairing.max_rounds = 2;
+  const PairedTiming paired = time_against_reference(task, *toolchain, reference, reference, Peaks{}, options, pairing);
+  const auto returned_at = Clock::now();
+  EXPECT_EQ(paired.submission.verdict, Verdict::passed) << paired.submission.message;
+  EXPECT_EQ(given, 1) << "the GPU is given back once";
+  const auto& split = paired.submission.time_split;
+  const auto judging = std::ranges::find(split, std::string("judging"), &protocol::Phase::name);
+  if (!given_at || judging == split.end()) {
+    ADD_FAILURE() << "no hand-back, or the submission's outputs were not judged";
+    return {};
+  }
+  return {std::chrono::duration<double>(returned_at - *given_at).count(), judging->seconds};
+}
+
+TEST(PairedTiming, TheGpuIsGivenBackBeforeJudgingWhereTheTimedCallsSeeDeviceMemoryOnly) {
+  REQUIRE_FILE(fs::path(CUDALAB_SOURCE_DIR) / "solutions/04_normalize/kernel.cu");
+  if (!sim_toolchain()) GTEST_SKIP() << "this build has no simulator";
+  const GivenBack device = give_back_around_judging("04_normalize", 1 << 18);
+  EXPECT_GT(device.judging_s, 0.0005) << "too small a case to tell";
+  // Both runners judge the same outputs, and whichever ended last gave the GPU back: at least one
+  // judging (give or take half of it, for the other's) follows the hand-back.
+  EXPECT_GE(device.after_giving_s, 0.5 * device.judging_s)
+      << "the GPU was held while the outputs were judged (judging took " << device.judging_s << " s)";
+
+  REQUIRE_FILE(fs::path(CUDALAB_SOURCE_DIR) / "solutions/02_vector_add/kernel.cu");
+  const GivenBack host = give_back_around_judging("02_vector_add", 1 << 18);
+  EXPECT_GT(host.judging_s, 0.0005) << "too small a case to tell";
+  EXPECT_LT(host.after_giving_s, 0.5 * host.judging_s)
+      << "a host-pointer exercise's GPU was given back before its outputs were judged";
+}
+
 TEST(PairedTiming, TheRatioIsTheMedianOfTheRoundsWithA95PercentInterval) {
   // Six rounds: the interval of a median is [min, max] (P = 1 − 2·2⁻⁶ ≈ 97 %).
   const RatioEstimate six = paired_ratio({2, 4, 6, 8, 10, 12}, {1, 2, 3, 4, 5, 4});

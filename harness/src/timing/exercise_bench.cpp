@@ -291,10 +291,13 @@ constexpr int kSubmissionRunner = 1;
 /// Two runners taking turns on one GPU, a round each: the reference solution's, then the
 /// submission's, until the ratio of their round medians is known well enough (PairingPolicy);
 /// then each runs its last steps (clock batches) alone. Called from both runners' waiting threads.
+/// The GPU is taken once both are ready and given back (`give_gpu`, where given) once both
+/// processes have ended, before their outputs are judged: judging is CPU work, and another attempt
+/// may time meanwhile.
 class Alternation {
  public:
-  Alternation(const PairingPolicy& policy, std::function<void()> take_gpu)
-      : policy_(policy), take_gpu_(std::move(take_gpu)) {}
+  Alternation(const PairingPolicy& policy, std::function<void()> take_gpu, std::function<void()> give_gpu)
+      : policy_(policy), take_gpu_(std::move(take_gpu)), give_gpu_(std::move(give_gpu)) {}
 
   /// Runner `who` is at its gate; from its second visit on, with its round's median to read from
   /// `gate_fd`. Waits for its turn; returns kGateGo (a round) or kGateFinish (its last steps).
@@ -330,12 +333,25 @@ class Alternation {
 
   /// Runner `who`'s process has ended (whenever, even before its gate): the GPU is the other's.
   void left(int who) {
+    bool give = false;
+    {
+      std::lock_guard lock(mutex_);
+      if (gone_[who]) return;
+      gone_[who] = true;
+      finishing_ = true;
+      if (running_ == who) running_ = -1;
+      give = give_gpu_ && gone_[1 - who] && gpu_taken_ && !gpu_given_;
+      gpu_given_ = gpu_given_ || give;
+      changed_.notify_all();
+    }
+    if (give && give_gpu_) give_gpu_();
+  }
+
+  /// Whether left() has given the GPU back (both runners ended after it was taken, with a
+  /// `give_gpu` to call).
+  bool gave_gpu() {
     std::lock_guard lock(mutex_);
-    if (gone_[who]) return;
-    gone_[who] = true;
-    finishing_ = true;
-    if (running_ == who) running_ = -1;
-    changed_.notify_all();
+    return gpu_given_;
   }
 
  private:
@@ -354,6 +370,7 @@ class Alternation {
 
   PairingPolicy policy_;
   std::function<void()> take_gpu_;
+  std::function<void()> give_gpu_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::atomic<int> visits_[2] = {0, 0};
@@ -362,6 +379,7 @@ class Alternation {
   bool arrived_[2] = {false, false};  ///< at its first gate
   bool finishing_ = false;
   bool gpu_taken_ = false;
+  bool gpu_given_ = false;
   int running_ = -1;             ///< the runner timing now, or -1
   int turn_ = kReferenceRunner;  ///< whose round is next
   std::chrono::steady_clock::time_point started_;
@@ -716,8 +734,14 @@ PairedTiming time_against_reference(const Task& task, const Toolchain& toolchain
   submission_spec.witnesses =
       choose_witnesses(case_seed(options.seed, task.info(), c, kWitnessSeedSet), options.policy);
 
-  // The GPU is taken when the first runner is ready and given back when both have ended.
-  Alternation turns(pairing, options.before_timed_run);
+  // The GPU is taken when both runners are ready and given back when both have ended, before the
+  // outputs are judged where the timed calls see device memory only. A host-pointer exercise's
+  // calls time the host link and host memory, which judging (gigabytes read) would share with the
+  // next attempt's rounds: its GPU is given back after (two H200s, 2026-11-28: given back before,
+  // three 02_vector_add attempts timed beside that judging were not scored).
+  const bool give_before_judging = task.info().pointers == PointerKind::device;
+  Alternation turns(pairing, options.before_timed_run,
+                    give_before_judging ? options.after_timed_run : std::function<void()>());
   const auto make_call = [&](const CompileResult& module, const protocol::BenchRun& s, int who,
                              std::vector<protocol::Phase>* split) {
     RunnerCall call{task,
@@ -763,7 +787,7 @@ PairedTiming time_against_reference(const Task& task, const Toolchain& toolchain
   }
   turns.left(kSubmissionRunner);
   if (reference_thread.joinable()) reference_thread.join();
-  if (options.after_timed_run) options.after_timed_run();
+  if (!turns.gave_gpu() && options.after_timed_run) options.after_timed_run();
   if (fault) std::rethrow_exception(fault);
   if (reference_fault) std::rethrow_exception(reference_fault);
 

@@ -73,6 +73,9 @@ struct GradeSummary {
   bool timed_beside_checks = false;
   /// Attempts timed beside the checks whose clock batches were not believed, timed again after.
   std::size_t timed_again = 0;
+  /// Per GPU graded on, the seconds it was held alone by timed runs: against timing_phase_s, how
+  /// busy the timing kept it.
+  std::vector<double> gpu_timing_s;
   unsigned check_workers = 0;  ///< workers of the first phase
   double wall_s = 0;
   std::string sandbox_line;  ///< which protections the runners had (sandbox.hpp)

@@ -3,6 +3,7 @@
 // `--seed-file`), and the shards' gradebooks joined into one (`cudalab merge OUT SHARD_DIR...`).
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -49,11 +50,16 @@ class GpuPool {
   /// Keeps GPU `gpu` for timed runs only (no check is given it) while `timing_only`: grading
   /// times on it while the other GPUs serve the checks.
   void keep_for_timing(std::size_t gpu, bool timing_only);
+  /// Seconds GPU `gpu` has been held alone (timed runs) so far: how busy the timing kept it.
+  [[nodiscard]] double seconds_alone(std::size_t gpu);
 
  private:
+  using Clock = std::chrono::steady_clock;
   struct State {
-    int checks = 0;            ///< checks running on it
-    bool alone = false;        ///< a timed run has it
+    int checks = 0;      ///< checks running on it
+    bool alone = false;  ///< a timed run has it
+    Clock::time_point alone_since;
+    double alone_s = 0;        ///< summed over the timed runs that have given it back
     bool reserved = false;     ///< a worker waits to time on it: no new checks
     bool timing_only = false;  ///< keep_for_timing(): no checks at all
   };

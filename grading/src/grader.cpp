@@ -85,6 +85,10 @@ struct Job {
   std::string hash;  ///< of the file's content: --resume skips what the gradebook has for it
 };
 
+/// describe_phases' ": a 1.0, b 2.0" as " [a 1.0, b 2.0]", for a progress line that already has
+/// parentheses; "" stays "".
+std::string bracketed(const std::string& phases) { return phases.size() > 2 ? " [" + phases.substr(2) + "]" : ""; }
+
 std::string file_hash(const fs::path& file) {
   try {
     return content_key({"kernel.cu", read_file(file)});
@@ -391,8 +395,9 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
     double compiling = 0;
     double checking = 0;
     double timing = 0;
-    double gpu_held = 0;                        ///< of `timing`, with the GPU alone
-    std::vector<protocol::Phase> timing_split;  ///< where the timing's seconds went
+    double gpu_held = 0;                          ///< of `timing`, with the GPU alone
+    std::vector<protocol::Phase> checking_split;  ///< where the check's seconds went
+    std::vector<protocol::Phase> timing_split;    ///< where the timing's seconds went
   };
 
   // Scores, records and reports an attempt that is complete.
@@ -416,8 +421,9 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
       const double eta = elapsed / static_cast<double>(done) * static_cast<double>(jobs.size() - done);
       // Where each attempt's time went, so that a slow class can be read from its log.
       progress({done, jobs.size(),
-                fmt::format("{} {}: {} in {:.1f} s (compiling {:.1f}, checking {:.1f}, timing {:.1f}{}{})", a.student,
-                            a.exercise, a.verdict, a.seconds, p.compiling, p.checking, p.timing,
+                fmt::format("{} {}: {} in {:.1f} s (compiling {:.1f}, checking {:.1f}{}, timing {:.1f}{}{})", a.student,
+                            a.exercise, a.verdict, a.seconds, p.compiling, p.checking,
+                            bracketed(protocol::describe_phases(p.checking_split, 0.1, 1)), p.timing,
                             p.gpu_held > 0 ? fmt::format(", the GPU held {:.1f}", p.gpu_held) : "",
                             protocol::describe_phases(p.timing_split, 0.1, 1)),
                 eta});
@@ -457,6 +463,7 @@ GradeSummary grade_class(const GradeOptions& options, const GradeProgressFn& pro
         check.visible_devices = d.visible;
         r = check_exercise(*job.task, toolchain, job.source, check);
       }
+      p.checking_split = r.time_split;
       p.checking = seconds_since(check_start);
       a.verdict = verdict_name(r.verdict);
       const CaseResult* failure = r.first_failure();

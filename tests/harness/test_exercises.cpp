@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "../support/files.hpp"
 #include "../support/toolchains.hpp"
 #include "cudalab/exercise_check.hpp"
 #include "cudalab/ladder.hpp"
@@ -35,11 +36,6 @@ const fs::path source_dir = CUDALAB_SOURCE_DIR;
 using testing_support::toolchain_of;
 
 const Toolchain* toolchain_for(Backend backend, std::string& why) { return toolchain_of(backend, false, why); }
-
-// `cudalab export` leaves solutions/ and tests/wrong/ out of the students' distribution: what needs
-// them skips there.
-#define REQUIRE_FILE(path) \
-  if (!fs::exists(path)) GTEST_SKIP() << (path) << " is not in this distribution (cudalab export leaves it out)"
 
 #define REQUIRE_BACKEND(backend, var)                       \
   std::string why_##var;                                    \
@@ -412,6 +408,39 @@ TEST_P(OneProcess, AFastCheckDoesNotBlameEarlierCallsAlone) {
                              "looks for races)"),
             std::string::npos)
       << at->message;
+}
+
+// Where a check's time went, as grade's progress lines show it: the plain build's compile and run,
+// the checked build's compile and run beside them and the wait for them; none of the checked parts
+// after `--fast`.
+TEST_P(OneProcess, ACheckSaysWhereItsTimeWent) {
+  REQUIRE_BACKEND(GetParam(), toolchain);
+  const Task& task = *find_task("02_vector_add");
+  const fs::path file = source_dir / "solutions" / "02_vector_add" / "kernel.cu";
+  const auto names = [](const ExerciseResult& r) {
+    std::vector<std::string> out;
+    for (const auto& p : r.time_split) {
+      EXPECT_GE(p.seconds, 0) << p.name;
+      out.push_back(p.name);
+    }
+    return out;
+  };
+  const auto full = check_exercise(task, *toolchain, file, test_options());
+  ASSERT_EQ(full.verdict, Verdict::passed);
+  const std::vector<std::string> parts = names(full);
+  for (const char* part : {"compile", "run", "waiting for the checked run", "checked build's compile", "checked run"}) {
+    EXPECT_NE(std::ranges::find(parts, part), parts.end()) << part << " missing from " << testing::PrintToString(parts);
+  }
+  const auto run = std::ranges::find(full.time_split, std::string("run"), &protocol::Phase::name);
+  ASSERT_NE(run, full.time_split.end());
+  EXPECT_GT(run->seconds, 0) << "the plain run of every case takes time";
+
+  CheckOptions fast = test_options();
+  fast.checked_toolchain = nullptr;
+  const auto quick = check_exercise(task, *toolchain, file, fast);
+  const std::vector<std::string> quick_parts = names(quick);
+  EXPECT_NE(std::ranges::find(quick_parts, "run"), quick_parts.end());
+  EXPECT_EQ(std::ranges::find(quick_parts, "checked run"), quick_parts.end()) << "no checked run after --fast";
 }
 
 TEST_P(OneProcess, ACopyPastTheEndFaultsInItsOwnCaseNotTheNext) {

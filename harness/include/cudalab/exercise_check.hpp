@@ -77,6 +77,11 @@ struct ExerciseResult {
   bool full_check = false;
   /// Where the checked run was asked for but could not run, why, in one line; empty otherwise.
   std::string checked_note;
+  /// Where the check's wall time went, each part's own wall time: the plain build's compile and
+  /// run; "waiting for the checked run", then that run's own parts (its build's compile and its
+  /// run, which went on beside the plain ones); the parts that follow (compute-sanitizer, the
+  /// re-runs that look for state kept between calls, nvcc's front end on the simulator).
+  std::vector<protocol::Phase> time_split;
 
   /// How many of `cases` passed.
   [[nodiscard]] std::size_t passed_cases() const;

@@ -261,7 +261,15 @@ namespace {
 struct CheckedRun {
   CompileResult compile;
   std::vector<CaseResult> cases;
+  double compile_s = 0;
+  double run_s = 0;
 };
+
+using SteadyClock = std::chrono::steady_clock;
+
+double seconds_since(SteadyClock::time_point start) {
+  return std::chrono::duration<double>(SteadyClock::now() - start).count();
+}
 
 /// The other thread orders of the checked run, run from the plain build on the simulator: started
 /// once that build is compiled, beside its run. Whoever waits on them is answered, with no runs
@@ -369,9 +377,14 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
   if (checked != nullptr) {
     checked_run = std::async(std::launch::async, [&, orders = plain_orders.future()] {
       CheckedRun run;
+      const auto compile_start = SteadyClock::now();
       run.compile = checked->compile(source);
-      if (run.compile.ok && plain_compiled)
+      run.compile_s = seconds_since(compile_start);
+      if (run.compile.ok && plain_compiled) {
+        const auto run_start = SteadyClock::now();
         run.cases = run_checked(task, *checked, run.compile.module, options, orders);
+        run.run_s = seconds_since(run_start);
+      }
       return run;
     });
   }
@@ -380,14 +393,22 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
   if (options.nvcc_front_end != nullptr && toolchain.backend() == Backend::sim) {
     front_end = std::async(std::launch::async, [&] { return options.nvcc_front_end->compile(source); });
   }
+  // Each part as it ends; the checked build's, once it is waited for.
+  const auto timed = [&result](const char* name, SteadyClock::time_point start) {
+    result.time_split.push_back({name, seconds_since(start)});
+  };
+  auto part_start = SteadyClock::now();
   result.compile = toolchain.compile(source);
+  timed("compile", part_start);
   if (!result.compile.ok) {
     plain_compiled = false;  // the checked run's cases are not wanted (its compile may still finish)
     result.verdict = Verdict::compile_error;
     return result;
   }
   plain_orders.start(task, toolchain, result.compile.module, yielding);
+  part_start = SteadyClock::now();
   result.cases = run_cases(task, toolchain, result.compile.module, cases, yielding, progress);
+  timed("run", part_start);
   // What stops a check does not depend on the size (stops_check): one report is enough.
   for (std::size_t i = result.cases.size(); i < cases.size(); ++i) {
     CaseResult skipped;
@@ -397,11 +418,17 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
     result.cases.push_back(std::move(skipped));
   }
   if (whole_run_checked) {
+    part_start = SteadyClock::now();
     check_thread_orders(task, toolchain, result.compile.module, options, result.cases);
+    timed("other thread orders", part_start);
     result.full_check = true;
   }
   if (checked_run.valid()) {
+    part_start = SteadyClock::now();
     CheckedRun run = checked_run.get();
+    timed("waiting for the checked run", part_start);
+    result.time_split.push_back({"checked build's compile", run.compile_s});
+    if (run.run_s > 0) result.time_split.push_back({"checked run", run.run_s});
     if (run.compile.ok) {
       merge_checked(std::move(run.cases), toolchain.backend(), result);
       result.full_check = true;
@@ -415,14 +442,19 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
     }
   }
   if (options.sanitize && toolchain.backend() == Backend::gpu) {
+    part_start = SteadyClock::now();
     check_with_compute_sanitizer(task, toolchain, result.compile.module, options, result);
+    timed("compute-sanitizer", part_start);
   }
   const bool found = std::ranges::any_of(result.cases, [](const CaseResult& c) { return !c.findings.empty(); });
   // A task's diagnosis names the mistake; the pattern of failing sizes would only guess again.
   const bool diagnosed = std::ranges::any_of(result.cases, [](const CaseResult& c) { return c.diagnosed; });
   // A finding outranks a guess: where state kept from earlier calls explains the failure, the
   // pattern of failing sizes (which it also produces) is not offered as the cause.
-  if (!found && !explain_state_kept(task, toolchain, result.compile.module, options, result)) {
+  part_start = SteadyClock::now();
+  const bool state_kept = !found && explain_state_kept(task, toolchain, result.compile.module, options, result);
+  if (!found) timed("looking for state kept between calls", part_start);
+  if (!found && !state_kept) {
     std::vector<CaseOutcome> outcomes;
     for (const auto& c : result.cases) {
       if (c.verdict == Verdict::passed || c.verdict == Verdict::wrong_output) {
@@ -434,7 +466,11 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
   if (task.info().requires_streams) result.timeline = streams_timeline(toolchain.backend(), result.cases);
   const CaseResult* failure = result.first_failure();
   result.verdict = failure == nullptr ? Verdict::passed : failure->verdict;
-  if (front_end.valid()) rejected_by_nvcc(front_end.get(), result);
+  if (front_end.valid()) {
+    part_start = SteadyClock::now();
+    rejected_by_nvcc(front_end.get(), result);
+    timed("waiting for nvcc's front end", part_start);
+  }
   return result;
 }
 

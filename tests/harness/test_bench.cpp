@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/files.hpp"
 #include "cudalab/exercise_bench.hpp"
 #include "cudalab/registry.hpp"
 
@@ -54,10 +55,6 @@ BenchOptions quick_options() {
   o.timeout = std::chrono::seconds(60);
   return o;
 }
-
-// `cudalab export` leaves solutions/ and tests/wrong/ out of the students' distribution.
-#define REQUIRE_FILE(path) \
-  if (!fs::exists(path)) GTEST_SKIP() << (path) << " is not in this distribution (cudalab export leaves it out)"
 
 TEST(Bench, MeasuresASolutionWithBaselines) {
   REQUIRE_FILE(fs::path(CUDALAB_SOURCE_DIR) / "solutions/02_vector_add/kernel.cu");

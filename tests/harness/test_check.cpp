@@ -73,7 +73,9 @@ TEST(VerdictTable, EveryVerdictHasEveryTraitAndRoundTripsThroughItsName) {
     EXPECT_EQ(stops_check(v), row.stops_check) << name;
     // Only a run that is nobody's fault passes or is skipped; a passed run's output is right.
     EXPECT_EQ(row.fault == Fault::none, v == Verdict::passed || v == Verdict::skipped) << name;
-    if (v == Verdict::passed) EXPECT_TRUE(row.output_right);
+    if (v == Verdict::passed) {
+      EXPECT_TRUE(row.output_right);
+    }
   }
   EXPECT_EQ(table.back().verdict, Verdict::timing_mismatch) << "a verdict after timing_mismatch needs its row";
   EXPECT_EQ(verdict_from_name("wrong output"), std::nullopt) << "a title is not a name";

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/files.hpp"
 #include "../support/small_disk.hpp"
 #include "cudalab/process.hpp"
 
@@ -66,9 +67,6 @@ fs::path project_copy() {
   return root;
 }
 
-// Tests that run a reference solution or a known-wrong kernel skip in the students' distribution.
-#define REQUIRE_FILE(path) \
-  if (!fs::exists(path)) GTEST_SKIP() << (path) << " is not in this distribution (cudalab export leaves it out)"
 #define REQUIRE_SOLUTIONS() REQUIRE_FILE(fs::path(CUDALAB_SOURCE_DIR) / "solutions")
 
 /// The `cudalab` program alone in a folder, as in an installation that lost its runners (the CLI

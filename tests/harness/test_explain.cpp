@@ -30,16 +30,6 @@ using testing_support::run_cudalab;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-/// The sanitize tests' cache: the checked build of a reference solution is compiled once for both.
-
-/// The simulator's checked build, made once, or null with the reason.
-const Toolchain* checked_sim(std::string& why) { return testing_support::toolchain_of(Backend::sim, true, why); }
-
-#define REQUIRE_CHECKED_SIM(var)                 \
-  std::string why_##var;                         \
-  const Toolchain* var = checked_sim(why_##var); \
-  if (var == nullptr) GTEST_SKIP() << "sim backend unavailable: " << why_##var
-
 /// Register counts are assumed (32), not asked of nvcc: the same numbers with and without a CUDA
 /// toolkit, and no nvcc run per file.
 ExplainOptions test_options() {

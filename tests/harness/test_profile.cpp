@@ -133,10 +133,6 @@ TEST(Profile, NcuIsFoundWhereCudalabNcuSays) {
 
 const Toolchain* checked_sim(std::string& why) { return testing_support::toolchain_of(Backend::sim, true, why); }
 
-/// Skips where the known-slow kernels are not there (a students' export leaves tests/explain out).
-#define REQUIRE_FILE(path) \
-  if (!fs::exists(path)) GTEST_SKIP() << (path) << " is not in this distribution (cudalab export leaves it out)"
-
 ExplainResult explained(const Toolchain& sim, const char* exercise, const fs::path& file) {
   ExplainOptions o;
   o.seed = 20261126;

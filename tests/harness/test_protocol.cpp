@@ -22,7 +22,8 @@ Reply sample_reply() {
   r.solve_ms = 1.5;
   r.launches_recorded = true;
   r.records.allocations.push_back({"cudaMallocManaged", MemoryKind::managed, 4000, false, 0x1000});
-  r.records.copies.push_back({"cudaMemcpy2D", CopyKind::host_to_device, 64, "", "a", 0x1, 0x2});
+  r.records.copies.push_back(
+      {"cudaMemcpy2D", CopyKind::host_to_device, 64, "", "a", 0x1, 0x2, 0, "", "", false, false});
   r.records.copies.push_back({"cudaMemcpy", CopyKind::device_to_host, 8, "", "", 0x3, 0x4, 0, "", "x", true, false});
   Launch l;
   l.kernel = "tiled";

@@ -28,16 +28,6 @@ using testing_support::run_cudalab;
 
 namespace fs = std::filesystem;
 
-#define REQUIRE_CHECKED_SIM(var)                                                       \
-  std::string why_##var;                                                               \
-  const Toolchain* var = testing_support::toolchain_of(Backend::sim, true, why_##var); \
-  if (var == nullptr) GTEST_SKIP() << "sim backend unavailable: " << why_##var
-
-/// A file of the source tree, or a skip where this tree has none (a students' export leaves the
-/// sanitize corpus and the solutions out).
-#define REQUIRE_FILE(path) \
-  if (!fs::exists(path)) GTEST_SKIP() << (path) << " is not in this tree"
-
 fs::path scratch(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / fmt::format("cudalab-show-{}-{}", name, getpid());
   fs::remove_all(dir);

@@ -47,3 +47,9 @@ inline std::filesystem::path fresh_dir(const std::string& kind, const std::strin
 }
 
 }  // namespace cudalab::testing_support
+
+/// Skips a test whose file is not in this tree: `cudalab export` leaves solutions/, tests/wrong/
+/// and the other corpora out of the students' distribution.
+#define REQUIRE_FILE(path)            \
+  if (!std::filesystem::exists(path)) \
+  GTEST_SKIP() << (path) << " is not in this distribution (cudalab export leaves it out)"

@@ -47,3 +47,9 @@ inline const Toolchain* toolchain_of(Backend backend, bool checked, std::string&
 }
 
 }  // namespace cudalab::testing_support
+
+/// The simulator's checked build as `var`, or a skip with the reason it cannot run here.
+#define REQUIRE_CHECKED_SIM(var)                                                                  \
+  std::string why_##var;                                                                          \
+  const Toolchain* var = ::cudalab::testing_support::toolchain_of(Backend::sim, true, why_##var); \
+  if (var == nullptr) GTEST_SKIP() << "sim backend unavailable: " << why_##var

@@ -40,7 +40,7 @@ grade() {  # NAME GPUS
   end=$(date +%s.%N)
   python3 -c "print(f'{$end - $start:.1f}')" >"$out/$name.seconds"
   echo "$name: --gpus $gpus, exit $status, $(cat "$out/$name.seconds") s end to end"
-  grep -A2 '^graded in' "$out/$name.txt" | sed 's/^/  /' || true
+  grep -A3 '^graded in' "$out/$name.txt" | sed 's/^/  /' || true
 }
 grade a "$gpus_a"
 grade b "$gpus_b"
@@ -91,3 +91,7 @@ for path in sys.argv[1:]:
           f"±{widths[-1]:.2f} % (widest), {within} within ±1 %; rounds {min(rounds)}–{max(rounds)}, "
           f"median {statistics.median(rounds):g}")
 EOF
+
+# Per exercise, where each grading's checking and timing went (the progress lines, summed up).
+python3 "$here/bench/grading/time-split.py" "$out/a-progress.txt" "$out/b-progress.txt" >"$out/split.txt" &&
+  echo "per exercise, where the time went: $out/split.txt"

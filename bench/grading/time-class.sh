@@ -29,4 +29,7 @@ import sys
 start, end, status, n, gpus = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
 print(f"{n} students, --gpus {gpus}: exit {status}, {end - start:.0f} s end to end")
 EOF
-grep -A2 '^graded in' "$out/grade.txt" || tail -5 "$out/grade.txt"
+grep -A3 '^graded in' "$out/grade.txt" || tail -5 "$out/grade.txt"
+# Per exercise, where the checking and the timing went (the progress lines, summed up).
+python3 "$here/bench/grading/time-split.py" "$out/progress.txt" >"$out/split.txt" &&
+  echo "per exercise, where the time went: $out/split.txt"

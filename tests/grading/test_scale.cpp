@@ -26,6 +26,7 @@
 #include "cudalab/grading/gradebook.hpp"
 #include "cudalab/grading/grader.hpp"
 #include "cudalab/grading/scale.hpp"
+#include "cudalab/process.hpp"
 
 namespace cudalab::grading {
 namespace {
@@ -33,6 +34,7 @@ namespace {
 using testing_support::copy_file_to;
 using testing_support::fresh_dir;
 using testing_support::kSourceDir;
+using testing_support::read_text;
 using testing_support::write_text;
 
 namespace fs = std::filesystem;
@@ -677,7 +679,10 @@ TEST(GradeCli, BadShardGpusSeedFileAndMergesAreOneLineErrorsWithExitCode2) {
 TEST(GradeCli, TheSummarySaysWhereTheTimeWent) {
   const fs::path root = fresh_dir("scale", "split");
   const fs::path c = root / "class";
-  copy_file_to(kSourceDir / "solutions/01_increment/kernel.cu", c / "ada" / "01_increment/kernel.cu");
+  // A text no cache holds: the checked build is compiled within the check, which its line names.
+  const std::string unique = "// " + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  write_text(c / "ada" / "01_increment/kernel.cu",
+             read_text(kSourceDir / "solutions/01_increment/kernel.cu") + "\n" + unique + "\n");
   const auto run =
       run_cli("grade " + c.string() + " --out " + (root / "out").string() + " --backend sim --seed 3 --jobs 1");
   const std::string& said = run.second;
@@ -697,9 +702,21 @@ TEST(GradeCli, TheSummarySaysWhereTheTimeWent) {
   const std::string sums = line_with("summed over the attempts");
   EXPECT_NE(sums.find("compiling"), std::string::npos) << said;
   EXPECT_EQ(sums.find("timing"), std::string::npos) << "nothing was timed: " << sums;
-  // Without a terminal, each attempt's line says where its own time went.
+  // Without a terminal, each attempt's line says where its own time went, the check's parts too.
   EXPECT_NE(said.find("ada 01_increment: passed in "), std::string::npos) << said;
   EXPECT_NE(said.find("(compiling "), std::string::npos) << said;
+  EXPECT_NE(line_with("ada 01_increment: passed in ").find("checked build's compile "), std::string::npos) << said;
+  // bench/grading/time-split.py reads those lines back: the format it parses is the one written.
+  write_text(root / "progress.txt", said);
+  ProcessOptions split;
+  split.argv = {"/usr/bin/env", "python3", (kSourceDir / "bench/grading/time-split.py").string(),
+                (root / "progress.txt").string()};
+  split.timeout = std::chrono::seconds(30);
+  const ProcessResult table = run_process(split);
+  EXPECT_EQ(table.exit_code, 0) << table.output;
+  EXPECT_NE(table.output.find("1 attempts"), std::string::npos) << table.output;
+  EXPECT_NE(table.output.find("01_increment (1 attempts)"), std::string::npos) << table.output;
+  EXPECT_NE(table.output.find("checking: checked build's compile"), std::string::npos) << table.output;
   fs::remove_all(root);
 }
 

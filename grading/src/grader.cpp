@@ -105,8 +105,9 @@ struct Device {
 };
 
 /// One GPU taken alone for the timed runs of one attempt: from the first run's start (its inputs
-/// are prepared first, while another attempt times) to the end of the last (its outputs are
-/// judged after, while another times). Used by one thread.
+/// are prepared first, while another attempt times) to the end of the last (a device-pointer
+/// exercise's outputs are judged after, while another times; time_against_reference). Used by one
+/// attempt's threads, one at a time: the runner's thread that ends last gives the GPU back.
 class TimingTurn {
  public:
   TimingTurn(GpuPool& pool, std::size_t gpu) : pool_(pool), gpu_(gpu) {}

@@ -344,7 +344,7 @@ class Alternation {
       gpu_given_ = gpu_given_ || give;
       changed_.notify_all();
     }
-    if (give && give_gpu_) give_gpu_();
+    if (give) give_gpu_();
   }
 
   /// Whether left() has given the GPU back (both runners ended after it was taken, with a

@@ -434,6 +434,15 @@ TEST_P(OneProcess, ACheckSaysWhereItsTimeWent) {
   const auto run = std::ranges::find(full.time_split, std::string("run"), &protocol::Phase::name);
   ASSERT_NE(run, full.time_split.end());
   EXPECT_GT(run->seconds, 0) << "the plain run of every case takes time";
+  // The run's own parts, one after another within it.
+  double run_parts_s = 0;
+  for (const char* part : {"run: inputs", "run: laying out", "run: runner", "run: judging"}) {
+    const auto at = std::ranges::find(full.time_split, std::string(part), &protocol::Phase::name);
+    ASSERT_NE(at, full.time_split.end()) << part << " missing from " << testing::PrintToString(parts);
+    run_parts_s += at->seconds;
+  }
+  EXPECT_LE(run_parts_s, run->seconds + 1e-6) << "the run's parts are within it";
+  EXPECT_GT(run_parts_s, 0.5 * run->seconds) << "the run's parts are most of it";
 
   CheckOptions fast = test_options();
   fast.checked_toolchain = nullptr;

@@ -78,9 +78,9 @@ struct ExerciseResult {
   /// Where the checked run was asked for but could not run, why, in one line; empty otherwise.
   std::string checked_note;
   /// Where the check's wall time went, each part's own wall time: the plain build's compile and
-  /// run; "waiting for the checked run", then that run's own parts (its build's compile and its
-  /// run, which went on beside the plain ones); the parts that follow (compute-sanitizer, the
-  /// re-runs that look for state kept between calls, nvcc's front end on the simulator).
+  /// run, then the run's parts ("run: laying out": run_cases); "waiting for the checked run", then that run's own parts
+  /// (its build's compile and its run, which went on beside the plain ones); the parts that follow (compute-sanitizer,
+  /// the re-runs that look for state kept between calls, nvcc's front end on the simulator).
   std::vector<protocol::Phase> time_split;
 
   /// How many of `cases` passed.
@@ -120,9 +120,11 @@ CaseResult call_runner(const RunnerCall& call, const InputSets& sets, const Expe
 /// one for them all, and another after each case that ends its process (a crash, a CUDA error, an
 /// exception: its state is suspect). Each case has `options.timeout` from the end of the one
 /// before. Returns one result per case run: all of them, or up to the first that stops_check.
+/// Where its time went is appended to `time_split` where given: the inputs (made, or waited for),
+/// laying them out for the runner, the runner's processes, judging their outputs.
 std::vector<CaseResult> run_cases(const Task& task, const Toolchain& toolchain, const std::filesystem::path& module,
                                   const std::vector<Case>& cases, const CheckOptions& options,
-                                  const ProgressFn& progress = {});
+                                  const ProgressFn& progress = {}, std::vector<protocol::Phase>* time_split = nullptr);
 
 /// Runs one case of an already compiled module in a runner of its own (the tests).
 CaseResult run_case(const Task& task, const Toolchain& toolchain, const std::filesystem::path& module, const Case& c,

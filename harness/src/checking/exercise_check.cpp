@@ -66,7 +66,17 @@ namespace {
 /// run_cases with the seeds given.
 std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& toolchain, const fs::path& module,
                                          const std::vector<Case>& cases, const std::vector<std::uint64_t>& seeds,
-                                         const CheckOptions& options, const ProgressFn& progress) {
+                                         const CheckOptions& options, const ProgressFn& progress,
+                                         std::vector<protocol::Phase>* time_split = nullptr) {
+  using StepClock = std::chrono::steady_clock;
+  double inputs_s = 0;
+  double laying_out_s = 0;
+  double runner_s = 0;
+  double judging_s = 0;
+  const auto add_since = [](double& to, StepClock::time_point start) {
+    to += std::chrono::duration<double>(StepClock::now() - start).count();
+  };
+  auto step = StepClock::now();
   // Every case's inputs first (the references are computed meanwhile, on threads of their own).
   std::vector<std::shared_ptr<const CaseData>> data;
   SetViews sets;
@@ -76,11 +86,15 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
     sets.push_back(&data.back()->buffers);
     case_of_set.push_back(&cases[i]);
   }
+  add_since(inputs_s, step);
+  step = StepClock::now();
   const SharedBuffers shared(sets, 0, /*page_per_set=*/true);
+  add_since(laying_out_s, step);
   std::vector<CaseResult> results;
   std::vector<std::string> blocked_named;
   // One runner for every case left; after a case that ends its process, another for the rest.
   while (results.size() < cases.size()) {
+    step = StepClock::now();  // the runner's sandbox, spec and process
     const std::size_t first = results.size();
     RunnerCall call{task,
                     toolchain,
@@ -121,6 +135,8 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
       }
     };
     const RunnerProcess run = spawn_runner(*box, call, spec, shared, nullptr, cases.size() - first, on_reply);
+    add_since(runner_s, step);
+    step = StepClock::now();
     if (options.runner_output != nullptr) {
       // Renumbered from this process's first case, so that markers name cases of the whole run.
       std::string text = run.p.output;
@@ -180,7 +196,13 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
       results.push_back(std::move(r));
     }
     if (auto left = box->clean_up()) results.back().hints.push_back(*left);
+    add_since(judging_s, step);
     if (stops_check(results.back().verdict)) break;
+  }
+  if (time_split != nullptr) {
+    time_split->insert(
+        time_split->end(),
+        {{"inputs", inputs_s}, {"laying out", laying_out_s}, {"runner", runner_s}, {"judging", judging_s}});
   }
   return results;
 }
@@ -191,10 +213,10 @@ bool stops_check(Verdict v) { return traits_of(v).stops_check; }
 
 std::vector<CaseResult> run_cases(const Task& task, const Toolchain& toolchain, const fs::path& module,
                                   const std::vector<Case>& cases, const CheckOptions& options,
-                                  const ProgressFn& progress) {
+                                  const ProgressFn& progress, std::vector<protocol::Phase>* time_split) {
   std::vector<std::uint64_t> seeds;
   for (const Case& c : cases) seeds.push_back(case_seed(options.seed, task.info(), c));
-  return run_cases_seeded(task, toolchain, module, cases, seeds, options, progress);
+  return run_cases_seeded(task, toolchain, module, cases, seeds, options, progress, time_split);
 }
 
 CaseResult run_case(const Task& task, const Toolchain& toolchain, const fs::path& module, const Case& c,
@@ -406,9 +428,12 @@ ExerciseResult check_exercise(const Task& task, const Toolchain& toolchain, cons
     return result;
   }
   plain_orders.start(task, toolchain, result.compile.module, yielding);
+  // The run's own parts, named as parts of it ("run: laying out").
+  std::vector<protocol::Phase> run_split;
   part_start = SteadyClock::now();
-  result.cases = run_cases(task, toolchain, result.compile.module, cases, yielding, progress);
+  result.cases = run_cases(task, toolchain, result.compile.module, cases, yielding, progress, &run_split);
   timed("run", part_start);
+  for (const protocol::Phase& p : run_split) result.time_split.push_back({"run: " + p.name, p.seconds});
   // What stops a check does not depend on the size (stops_check): one report is enough.
   for (std::size_t i = result.cases.size(); i < cases.size(); ++i) {
     CaseResult skipped;

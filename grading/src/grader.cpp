@@ -119,13 +119,11 @@ class TimingTurn {
     if (held_) return;
     pool_.take_alone(gpu_);
     held_ = true;
-    since_ = Clock::now();
   }
   void end() {
     if (!held_) return;
-    pool_.release(gpu_, true);
+    held_s_ += pool_.release(gpu_, true);
     held_ = false;
-    held_s_ += std::chrono::duration<double>(Clock::now() - since_).count();
   }
   /// Seconds this turn has held the GPU, once it has ended.
   [[nodiscard]] double held_s() const { return held_s_; }
@@ -139,7 +137,6 @@ class TimingTurn {
   GpuPool& pool_;
   std::size_t gpu_;
   bool held_ = false;
-  Clock::time_point since_;
   double held_s_ = 0;
 };
 

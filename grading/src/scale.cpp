@@ -92,8 +92,7 @@ std::size_t GpuPool::take_alone() {
   for (;;) {
     if (reserved && gpus_[*reserved].checks == 0) {
       gpus_[*reserved].checks = 0;
-      gpus_[*reserved].alone = true;
-      gpus_[*reserved].alone_since = Clock::now();
+      hold_alone(gpus_[*reserved]);
       gpus_[*reserved].reserved = false;
       return *reserved;
     }
@@ -104,8 +103,7 @@ std::size_t GpuPool::take_alone() {
           gpus_[*reserved].reserved = false;
           changed_.notify_all();
         }
-        gpus_[g].alone = true;
-        gpus_[g].alone_since = Clock::now();
+        hold_alone(gpus_[g]);
         return g;
       }
     }
@@ -123,22 +121,29 @@ void GpuPool::take_alone(std::size_t gpu) {
   s.reserved = true;  // no new checks meanwhile
   changed_.wait(lock, [&] { return s.checks == 0 && !s.alone; });
   s.checks = 0;
-  s.alone = true;
-  s.alone_since = Clock::now();
+  hold_alone(s);
   s.reserved = false;
 }
 
-void GpuPool::release(std::size_t gpu, bool alone) {
+void GpuPool::hold_alone(State& s) {
+  s.alone = true;
+  s.alone_since = Clock::now();
+}
+
+double GpuPool::release(std::size_t gpu, bool alone) {
+  double held_s = 0;
   {
     std::lock_guard lock(mutex_);
     if (alone) {
       gpus_[gpu].alone = false;
-      gpus_[gpu].alone_s += std::chrono::duration<double>(Clock::now() - gpus_[gpu].alone_since).count();
+      held_s = std::chrono::duration<double>(Clock::now() - gpus_[gpu].alone_since).count();
+      gpus_[gpu].alone_s += held_s;
     } else {
       --gpus_[gpu].checks;
     }
   }
   changed_.notify_all();
+  return held_s;
 }
 
 void GpuPool::keep_for_timing(std::size_t gpu, bool timing_only) {

@@ -63,20 +63,22 @@ std::int64_t work_of(const Task& task, const Case& c) {
 
 namespace {
 
+using SteadyClock = std::chrono::steady_clock;
+
+double seconds_since(SteadyClock::time_point start) {
+  return std::chrono::duration<double>(SteadyClock::now() - start).count();
+}
+
 /// run_cases with the seeds given.
 std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& toolchain, const fs::path& module,
                                          const std::vector<Case>& cases, const std::vector<std::uint64_t>& seeds,
                                          const CheckOptions& options, const ProgressFn& progress,
                                          std::vector<protocol::Phase>* time_split = nullptr) {
-  using StepClock = std::chrono::steady_clock;
   double inputs_s = 0;
   double laying_out_s = 0;
   double runner_s = 0;
   double judging_s = 0;
-  const auto add_since = [](double& to, StepClock::time_point start) {
-    to += std::chrono::duration<double>(StepClock::now() - start).count();
-  };
-  auto step = StepClock::now();
+  auto step = SteadyClock::now();
   // Every case's inputs first (the references are computed meanwhile, on threads of their own).
   std::vector<std::shared_ptr<const CaseData>> data;
   SetViews sets;
@@ -86,15 +88,15 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
     sets.push_back(&data.back()->buffers);
     case_of_set.push_back(&cases[i]);
   }
-  add_since(inputs_s, step);
-  step = StepClock::now();
+  inputs_s += seconds_since(step);
+  step = SteadyClock::now();
   const SharedBuffers shared(sets, 0, /*page_per_set=*/true);
-  add_since(laying_out_s, step);
+  laying_out_s += seconds_since(step);
   std::vector<CaseResult> results;
   std::vector<std::string> blocked_named;
   // One runner for every case left; after a case that ends its process, another for the rest.
   while (results.size() < cases.size()) {
-    step = StepClock::now();  // the runner's sandbox, spec and process
+    step = SteadyClock::now();  // the runner's sandbox, spec and process
     const std::size_t first = results.size();
     RunnerCall call{task,
                     toolchain,
@@ -135,8 +137,8 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
       }
     };
     const RunnerProcess run = spawn_runner(*box, call, spec, shared, nullptr, cases.size() - first, on_reply);
-    add_since(runner_s, step);
-    step = StepClock::now();
+    runner_s += seconds_since(step);
+    step = SteadyClock::now();
     if (options.runner_output != nullptr) {
       // Renumbered from this process's first case, so that markers name cases of the whole run.
       std::string text = run.p.output;
@@ -196,7 +198,7 @@ std::vector<CaseResult> run_cases_seeded(const Task& task, const Toolchain& tool
       results.push_back(std::move(r));
     }
     if (auto left = box->clean_up()) results.back().hints.push_back(*left);
-    add_since(judging_s, step);
+    judging_s += seconds_since(step);
     if (stops_check(results.back().verdict)) break;
   }
   if (time_split != nullptr) {
@@ -286,12 +288,6 @@ struct CheckedRun {
   double compile_s = 0;
   double run_s = 0;
 };
-
-using SteadyClock = std::chrono::steady_clock;
-
-double seconds_since(SteadyClock::time_point start) {
-  return std::chrono::duration<double>(SteadyClock::now() - start).count();
-}
 
 /// The other thread orders of the checked run, run from the plain build on the simulator: started
 /// once that build is compiled, beside its run. Whoever waits on them is answered, with no runs

@@ -45,8 +45,9 @@ class GpuPool {
   /// GPU `gpu` alone, for a worker that times on that GPU only; waits until no check or timed run
   /// uses it.
   void take_alone(std::size_t gpu);
-  /// Gives back what share() (`alone` false) or take_alone() (`alone` true) gave.
-  void release(std::size_t gpu, bool alone);
+  /// Gives back what share() (`alone` false) or take_alone() (`alone` true) gave. Returns the
+  /// seconds it was held alone (0 for a check).
+  double release(std::size_t gpu, bool alone);
   /// Keeps GPU `gpu` for timed runs only (no check is given it) while `timing_only`: grading
   /// times on it while the other GPUs serve the checks.
   void keep_for_timing(std::size_t gpu, bool timing_only);
@@ -64,6 +65,8 @@ class GpuPool {
     bool timing_only = false;  ///< keep_for_timing(): no checks at all
   };
   [[nodiscard]] std::optional<std::size_t> fewest_checks() const;
+  /// Marks `s` held alone from now (with the lock held).
+  static void hold_alone(State& s);
 
   std::mutex mutex_;
   std::condition_variable changed_;

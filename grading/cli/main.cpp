@@ -1,6 +1,7 @@
 // cudalab-grading: the instructor's side of cudalab, run by `cudalab grade|report|merge|export`
 // (the `cudalab` CLI hands these commands to this program, found next to it).
 // Exit codes: 0 done (whatever the students' grades), 2 usage or set-up error.
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <iostream>
@@ -37,12 +38,31 @@ std::string minutes(double seconds) {
   return s >= 60 ? fmt::format("{}m{:02}s", s / 60, s % 60) : fmt::format("{}s", s);
 }
 
+/// The terminal's counter line: the attempt and its verdict (where its time went is the log's,
+/// not a terminal's), cut to `columns` so that it never wraps: the next redraw clears one row only.
+std::string counter_line(const GradeProgress& p, std::size_t columns) {
+  const std::string attempt = p.current.substr(0, p.current.find(" ("));
+  const std::string head = fmt::format("grading [{}/{}] ", p.done, p.total);
+  const std::string tail = p.done < p.total ? " · about " + minutes(p.eta_s) + " left" : "";
+  // Bytes, not columns: a name in UTF-8 takes fewer columns than bytes, so the cut is never short.
+  const std::size_t room = columns > head.size() + tail.size() + 1 ? columns - head.size() - tail.size() - 1 : 0;
+  if (attempt.size() <= room) return head + attempt + tail;
+  std::size_t cut = room >= 3 ? room - 3 : 0;                                          // "…" is 3 bytes
+  while (cut > 0 && (static_cast<unsigned char>(attempt[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+  return head + attempt.substr(0, cut) + "…" + tail;
+}
+
+/// The terminal's width in columns (80 where it cannot be asked).
+std::size_t terminal_columns() {
+  winsize w{};
+  return ioctl(STDERR_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col > 0 ? w.ws_col : 80;
+}
+
 int run_grade(GradeOptions options, bool color) {
   const bool tty = isatty(STDERR_FILENO) != 0;
   const GradeProgressFn progress = [&](const GradeProgress& p) {
     if (tty) {
-      fmt::print(stderr, "\r\033[Kgrading [{}/{}] {}{}", p.done, p.total, p.current,
-                 p.done < p.total ? " · about " + minutes(p.eta_s) + " left" : "");
+      fmt::print(stderr, "\r\033[K{}", counter_line(p, terminal_columns()));
     } else {
       fmt::print(stderr, "graded {}/{}: {}\n", p.done, p.total, p.current);
     }

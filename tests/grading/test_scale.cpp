@@ -720,5 +720,42 @@ TEST(GradeCli, TheSummarySaysWhereTheTimeWent) {
   fs::remove_all(root);
 }
 
+// On a terminal the counter is one line, redrawn in place: cut to the terminal's width, since the
+// redraw clears one row only and a wrapped line would leave its first rows behind (seen in tmux at
+// 80 columns). Run in a pseudo-terminal of 50 columns (util-linux `script`).
+TEST(GradeCli, OnATerminalTheCounterNeverWraps) {
+  const fs::path root = fresh_dir("scale", "terminal");
+  const fs::path c = root / "class";
+  copy_file_to(kSourceDir / "solutions/01_increment/kernel.cu",
+               c / "ada_lovelace_the_first" / "01_increment/kernel.cu");
+  copy_file_to(kSourceDir / "solutions/05_reduce/kernel.cu", c / "ada_lovelace_the_first" / "05_reduce/kernel.cu");
+  constexpr std::size_t kColumns = 50;
+  const std::string grade = "CUDALAB_CACHE_DIR='" CUDALAB_TEST_CACHE_DIR "' '" CUDALAB_BIN_DIR
+                            "/cudalab-grading' grade " +
+                            c.string() + " --out " + (root / "out").string() + " --backend sim --seed 3 --jobs 1";
+  const std::string command =
+      "script -q -e -c \"stty cols " + std::to_string(kColumns) + " rows 20; " + grade + "\" /dev/null 2>&1";
+  FILE* p = ::popen(command.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  const int status = ::pclose(p);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+  // Each redraw: "\r\033[K" and the line, up to the next redraw or line end.
+  const std::string redraw = "\r\033[K";
+  std::size_t counters = 0;
+  for (std::size_t at = out.find(redraw); at != std::string::npos; at = out.find(redraw, at + 1)) {
+    const std::size_t from = at + redraw.size();
+    const std::size_t end = std::min(out.find('\r', from), out.find('\n', from));
+    const std::string line = out.substr(from, end == std::string::npos ? std::string::npos : end - from);
+    if (line.rfind("grading [", 0) != 0) continue;
+    ++counters;
+    EXPECT_LE(line.size(), kColumns) << "wraps at " << kColumns << " columns: " << line;
+  }
+  EXPECT_EQ(counters, 2u) << "one counter line per attempt: " << out;
+  fs::remove_all(root);
+}
+
 }  // namespace
 }  // namespace cudalab::grading

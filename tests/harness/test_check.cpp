@@ -202,6 +202,37 @@ TEST(Check, PoisonIsRecognisedAndDistinctFromRealValues) {
   EXPECT_FALSE(is_poison(i, 1));
 }
 
+// The comparison reads elements through their type: int outputs, their poison, and an in-place
+// buffer left as it was are judged as float ones are; expected values of another length are refused.
+TEST(Check, IntOutputsAndInPlaceBuffersAreJudgedThroughTheirType) {
+  Buffer ints = Buffer::make("hist", DType::i32, Role::output, 4);
+  poison(ints);
+  ints.i32()[0] = 7;
+  ints.i32()[1] = 8;  // wrong: 9 expected
+  Expected e;
+  e.value = {7, 9, 3, 4};
+  e.tolerance.assign(4, 0.0);
+  auto cmp = compare_output(ints, e, nullptr, false);
+  EXPECT_EQ(cmp.wrong, 3U);
+  EXPECT_EQ(cmp.untouched, 2U) << "elements 2 and 3 still hold the int poison";
+
+  Buffer was = Buffer::make("x", DType::f32, Role::inout, 3);
+  was.f32()[0] = 1.0f, was.f32()[1] = 2.0f, was.f32()[2] = 3.0f;
+  Buffer now = was;
+  now.f32()[0] = 2.0f;  // written and right; elements 1 and 2 left as they were
+  Expected doubled;
+  doubled.value = {2.0, 4.0, 3.0};  // element 2 happens to be right as it was
+  doubled.tolerance.assign(3, 0.0);
+  cmp = compare_output(now, doubled, &was, false);
+  EXPECT_EQ(cmp.wrong, 1U);
+  EXPECT_EQ(cmp.untouched, 1U) << "element 1 was never written; element 2 is right";
+
+  Expected shorter;
+  shorter.value = {2.0, 4.0};
+  shorter.tolerance.assign(2, 0.0);
+  EXPECT_THROW((void)compare_output(now, shorter, &was, false), std::logic_error);
+}
+
 // Large buffers are copied and compared in chunks on several threads: every chunk, the last and
 // partial one included, lands where it belongs, and a change in any chunk is seen.
 TEST(Check, ParallelCopyAndCompareCoverEveryChunk) {

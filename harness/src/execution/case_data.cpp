@@ -8,17 +8,6 @@
 
 namespace cudalab {
 
-namespace {
-
-// A signalling NaN with a payload: copies keep its bits, but any arithmetic on it (x86 and GPUs
-// alike) yields a quiet NaN, so an element that still holds exactly these bits was never written,
-// and `*sum += x` on a never-initialised poison reads as a written NaN, not as "never written".
-constexpr std::uint32_t kPoisonF32Bits = 0x7FA0DEADu;
-constexpr std::int32_t kPoisonI32 = 0x7EADBEEF;
-bool same_bits(float a, std::uint32_t bits) { return std::bit_cast<std::uint32_t>(a) == bits; }
-
-}  // namespace
-
 void poison(Buffer& buffer) {
   if (buffer.dtype == DType::f32) {
     std::ranges::fill(buffer.f32(), std::bit_cast<float>(kPoisonF32Bits));
@@ -28,7 +17,7 @@ void poison(Buffer& buffer) {
 }
 
 bool is_poison(const Buffer& buffer, std::size_t i) {
-  return buffer.dtype == DType::f32 ? same_bits(buffer.f32()[i], kPoisonF32Bits) : buffer.i32()[i] == kPoisonI32;
+  return buffer.dtype == DType::f32 ? is_poison_element(buffer.f32()[i]) : is_poison_element(buffer.i32()[i]);
 }
 
 std::shared_ptr<const CaseData> make_case_data(const Task& task, const Case& c, std::uint64_t case_seed) {

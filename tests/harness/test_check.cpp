@@ -227,6 +227,12 @@ TEST(Check, IntOutputsAndInPlaceBuffersAreJudgedThroughTheirType) {
   EXPECT_EQ(cmp.wrong, 1U);
   EXPECT_EQ(cmp.untouched, 1U) << "element 1 was never written; element 2 is right";
 
+  Expected exact;  // no tolerances: every element exactly
+  exact.value = {2.0, 2.0, 3.0};
+  EXPECT_TRUE(compare_output(now, exact, nullptr, false).ok());
+  now.f32()[2] = std::nextafter(3.0f, 4.0f);
+  EXPECT_EQ(compare_output(now, exact, nullptr, false).wrong, 1U) << "one ulp off an exact value";
+
   Expected shorter;
   shorter.value = {2.0, 4.0};
   shorter.tolerance.assign(2, 0.0);

@@ -75,7 +75,7 @@ inline std::size_t mismatches(const Expected& e, std::span<const double> actual)
   std::size_t bad = 0;
   for (std::size_t i = 0; i < e.value.size(); ++i) {
     const double a = actual[i];
-    if (!std::isfinite(a) || !(std::abs(a - e.value[i]) <= e.tolerance[i])) ++bad;
+    if (!std::isfinite(a) || !(std::abs(a - e.value[i]) <= e.tolerance_at(i))) ++bad;
   }
   return bad;
 }

@@ -35,7 +35,7 @@ TEST(Histogram, ReferenceCountsEveryValue) {
     double total = 0;
     for (std::size_t b = 0; b < e.value.size(); ++b) {
       EXPECT_EQ(e.value[b], counts.count(static_cast<std::int32_t>(b)) ? counts[static_cast<std::int32_t>(b)] : 0.0);
-      EXPECT_EQ(e.tolerance[b], 0.0);
+      EXPECT_EQ(e.tolerance_at(b), 0.0);
       total += e.value[b];
     }
     EXPECT_EQ(total, static_cast<double>(c.dim("n")));

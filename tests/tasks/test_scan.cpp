@@ -43,7 +43,7 @@ TEST(Scan, ReferenceIsTheRunningSum) {
     std::int64_t after = 0;
     for (std::size_t i = x.size(); i-- > 0;) {
       ASSERT_EQ(e.value[i], static_cast<double>(total - after)) << c.label() << " i=" << i;
-      ASSERT_EQ(e.tolerance[i], 0.0);
+      ASSERT_EQ(e.tolerance_at(i), 0.0);
       after += x[i];
     }
   }

@@ -96,9 +96,14 @@ struct Buffer {
 
 /// What a correct submission must produce in one output buffer, with the allowed error per element.
 struct Expected {
-  std::size_t buffer = 0;         ///< index into the case's buffers
-  std::vector<double> value;      ///< computed in float64
-  std::vector<double> tolerance;  ///< |actual − value| ≤ tolerance; 0 for exact integer results
+  std::size_t buffer = 0;     ///< index into the case's buffers
+  std::vector<double> value;  ///< computed in float64
+  /// |actual − value| ≤ tolerance, one per element; empty when every element must be exact (a
+  /// large case's zeros would be half a gigabyte of fresh memory to fill and read).
+  std::vector<double> tolerance;
+
+  /// Element `i`'s tolerance (0 where the tolerance is empty).
+  [[nodiscard]] double tolerance_at(std::size_t i) const { return tolerance.empty() ? 0.0 : tolerance[i]; }
 };
 
 /// Work a correct solution does at one size, for throughput reports.

@@ -22,13 +22,13 @@
 //      float4s. Rows of up to 512 · 40 = 20480 floats, or X and Y aligned differently: the same
 //      with 512 threads and K single floats each.
 //   3. Longer rows, up to 65536 floats, on a GPU with thread block clusters (Hopper and later): the
-//      row is cut over a cluster of 2, 4 or 8 blocks that read each other's (m, s) from their
+//      row is cut over a cluster of 2, 4 or 8 blocks that write their (m, s) into each other's
 //      shared memory, so each scales the part it still holds: X read once, several blocks per SM.
 //      Elsewhere (older GPUs, the simulator, which runs no clusters), rows of up to what one SM
 //      holds (about 90000 floats on an H100) go to one block of 1024 threads per row, 32 floats
 //      per thread in registers and the rest in shared memory (asked for with
 //      cudaFuncSetAttribute); one block per SM, so while it reduces no other block's loads are in
-//      flight. (256 rows of 65536 floats on an H100: 81 % of a copy with clusters, 77 % with one
+//      flight. (256 rows of 65536 floats on an H100: 86 % of a copy with clusters, 77 % with one
 //      block per SM; docs/performance.md.)
 //   4. Longer rows still: a block per row and the online softmax. Pass 1 keeps, per thread, a
 //      running maximum m and the sum s of exp(x − m), rescaling s by exp(m_old − m_new) when m
@@ -72,8 +72,8 @@ constexpr int WARP_SIZE = 32;
 constexpr int UNROLL = 4;                     // loads in flight per thread in the online passes
 constexpr int ROW_THREADS = 512;              // threads of a block that holds one row in registers
 constexpr int MAX_FLOAT4_ROW = 4 * 256 * 16;  // floats of a row softmax_block_float4 holds at most
-constexpr int CLUSTER_THREADS = 256;          // a block of a cluster that holds a long row
-constexpr int CLUSTER_VECTORS = 8;            // its float4s per thread: 8192 floats a block
+constexpr int CLUSTER_THREADS = 128;          // a block of a cluster that holds a long row
+constexpr int CLUSTER_VECTORS = 16;           // its float4s per thread: 8192 floats a block
 constexpr int ON_CHIP_THREADS = 1024;         // one block per SM holds a long row
 constexpr int ON_CHIP_VECTORS = 8;            // float4s per thread in registers (64 registers at most)
 constexpr int MAX_PER_THREAD = 40;            // floats per thread at most in registers (K = 40: 64 registers)
@@ -376,10 +376,24 @@ __global__ void __launch_bounds__(ON_CHIP_THREADS, 1)
 // Rows longer than a block holds, on a GPU with thread block clusters (compute capability 9.0,
 // Hopper, and later): the row is cut over a cluster of C blocks, CLUSTER_VECTORS float4s per thread
 // in registers. Each block finds its part's (m, s); the blocks of a cluster run at the same time and
-// read each other's shared memory (distributed shared memory), so each combines the C parts and
+// write into each other's shared memory (distributed shared memory), so each combines the C parts and
 // scales its own part, which it still holds: the row is read once and written once, with several
 // blocks per SM loading while others reduce. (The simulator runs no clusters: there, and on older
 // GPUs, softmax_row_on_chip does this work.)
+//
+// One wait on the others, not two: each block writes its part into every block's `parts_of` and
+// then reads only its own shared memory, so no block has to wait before it exits for the others
+// to finish reading it. A block may write into another's shared memory only once that block has
+// started: every block arrives at the cluster barrier as it starts and waits on it (long since
+// complete, after its loads) just before writing. 128 threads of 16 float4s each measured 86 % of a
+// copy around solve on an H100 for 256 rows of 65536 floats; 256 threads of 8 and two
+// cluster.sync() 81 % (docs/performance.md).
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory"); }
+
 template <int C>
 __global__ void __launch_bounds__(CLUSTER_THREADS)
     softmax_row_cluster(const float* __restrict__ X, float* __restrict__ Y, int N) {
@@ -388,7 +402,8 @@ __global__ void __launch_bounds__(CLUSTER_THREADS)
   namespace cg = cooperative_groups;
   const cg::cluster_group cluster = cg::this_cluster();
   __shared__ MaxSum parts[T / WARP_SIZE];
-  __shared__ MaxSum block_part;  // read by the cluster's other blocks
+  __shared__ MaxSum parts_of[C];  // block b's (m, s), written by block b
+  cluster_arrive_relaxed();       // this block has started: the others may write its shared memory
   const int rank = static_cast<int>(cluster.block_rank());
   const long long row = blockIdx.x / C;
   const float* x = X + row * N;
@@ -407,12 +422,13 @@ __global__ void __launch_bounds__(CLUSTER_THREADS)
   float e = c >= 0 ? x[c] : -INFINITY;
   const MaxSum mine = thread_max_sum(v, e);
   const MaxSum block = block_combine<T>(mine, parts);
-  if (threadIdx.x == 0) block_part = block;
-  cluster.sync();  // every block's part is in its shared memory
-  MaxSum total = *cluster.map_shared_rank(&block_part, 0);
+  cluster_wait();  // every block of the cluster has started
+  if (threadIdx.x < C) *cluster.map_shared_rank(&parts_of[rank], static_cast<int>(threadIdx.x)) = block;
+  cluster_arrive();  // release: this block's writes are seen by whoever waits after it
+  cluster_wait();    // every block's part is in this block's shared memory
+  MaxSum total = parts_of[0];
 #pragma unroll
-  for (int b = 1; b < C; ++b) total = combine(total, *cluster.map_shared_rank(&block_part, b));
-  cluster.sync();  // no block leaves (and frees its shared memory) while another reads it
+  for (int b = 1; b < C; ++b) total = combine(total, parts_of[b]);
   const float scale = (mine.m == -INFINITY ? 0.0f : expf(mine.m - total.m)) / total.s;
   store_row_float4s<T>(reinterpret_cast<float4*>(y + head) + first, last - first, v, scale);
   if (c >= 0) y[c] = e * scale;

@@ -15,10 +15,6 @@
 namespace cudalab::tasks {
 namespace {
 
-/// What the harness fills an int output with (judge.cpp's poison): bins that start there were
-/// never zeroed.
-constexpr std::uint32_t kPoisonI32 = 0x7EADBEEFu;
-
 /// Whether a case's values crowd into one or two bins. Contention needs many values, so the
 /// small sizes stay uniform; the large case is uniform too, the input the speed is quoted for.
 bool is_skewed(const Case& c) {
@@ -211,7 +207,7 @@ class HistogramTask final : public Task {
     };
     bool constant = true;
     for (std::size_t b = 1; b < num_bins && constant; ++b) constant = wrapped_diff(b) == wrapped_diff(0);
-    if (constant && wrapped_diff(0) == kPoisonI32) {
+    if (constant && wrapped_diff(0) == static_cast<std::uint32_t>(kPoisonI32)) {  // bins never zeroed
       return std::string(
           "every bin is its count plus 0x7EADBEEF, the garbage the harness filled bins with: bins is an output and "
           "starts with garbage, so zero it (cudaMemset(bins, 0, num_bins * sizeof(int))) before adding into it");

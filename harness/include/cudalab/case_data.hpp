@@ -3,7 +3,6 @@
 // random inputs and running the CPU reference on them costs more than running the submission.
 #pragma once
 
-#include <bit>
 #include <cstdint>
 #include <future>
 #include <map>
@@ -15,19 +14,6 @@
 #include "cudalab/task.hpp"
 
 namespace cudalab {
-
-/// The poison of float outputs: a signalling NaN with a payload. Copies keep its bits, but any
-/// arithmetic on it (x86 and GPUs alike) yields a quiet NaN, so an element that still holds exactly
-/// these bits was never written, and `*sum += x` on a never-initialised poison reads as a written
-/// NaN, not as "never written".
-inline constexpr std::uint32_t kPoisonF32Bits = 0x7FA0DEADu;
-/// The poison of int outputs.
-inline constexpr std::int32_t kPoisonI32 = 0x7EADBEEF;
-
-/// Whether one element holds the poison of its type (for loops that read a buffer's elements
-/// through their type; is_poison reads one element of a Buffer).
-inline bool is_poison_element(float v) { return std::bit_cast<std::uint32_t>(v) == kPoisonF32Bits; }
-inline bool is_poison_element(std::int32_t v) { return v == kPoisonI32; }
 
 /// Fills an output buffer with a pattern no correct kernel writes: a NaN with a recognisable
 /// payload for floats, 0x7EADBEEF for ints.

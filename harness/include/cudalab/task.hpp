@@ -2,6 +2,7 @@
 // can generate inputs, compute the expected outputs, judge a submission and report its cost.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -93,6 +94,19 @@ struct Buffer {
   /// Element `i` widened to double, whatever the dtype.
   [[nodiscard]] double value(std::size_t i) const;
 };
+
+/// What the harness fills float outputs with before solve runs (poison() in case_data.hpp): a
+/// signalling NaN with a payload. Copies keep its bits, but any arithmetic on it (x86 and GPUs
+/// alike) yields a quiet NaN, so an element that still holds exactly these bits was never written,
+/// and `*sum += x` on a never-initialised poison reads as a written NaN, not as "never written".
+inline constexpr std::uint32_t kPoisonF32Bits = 0x7FA0DEADu;
+/// What the harness fills int outputs with.
+inline constexpr std::int32_t kPoisonI32 = 0x7EADBEEF;
+
+/// Whether one element holds the poison of its type (for loops that read a buffer's elements
+/// through their type; is_poison reads one element of a Buffer).
+inline bool is_poison_element(float v) { return std::bit_cast<std::uint32_t>(v) == kPoisonF32Bits; }
+inline bool is_poison_element(std::int32_t v) { return v == kPoisonI32; }
 
 /// What a correct submission must produce in one output buffer, with the allowed error per element.
 struct Expected {

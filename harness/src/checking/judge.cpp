@@ -168,14 +168,13 @@ OutputComparison compare_output(const Buffer& actual, const Expected& expected, 
   // Whether element i is wrong, and why; the one rule for both passes below. The elements are
   // read through their type, chosen once: a call per element to Buffer::value cost more than the
   // comparison (a large case is 67 million elements, judged once per check and per timed run).
-  const double* tolerance = expected.tolerance.empty() ? nullptr : expected.tolerance.data();  // null: exact
   const auto judge_elements = [&]<class Elem>(const Elem* got, const Elem* was, std::size_t i, bool& untouched,
                                               bool& nonfinite) {
     const auto a = static_cast<double>(got[i]);
     const double e = expected.value[i];
     untouched = was != nullptr ? (static_cast<double>(was[i]) == a && a != e) : is_poison_element(got[i]);
     nonfinite = !untouched && !std::isfinite(a);
-    return untouched || nonfinite || !(std::abs(a - e) <= (tolerance != nullptr ? tolerance[i] : 0.0));
+    return untouched || nonfinite || !(std::abs(a - e) <= expected.tolerance_at(i));
   };
   const bool floats = actual.dtype == DType::f32;
   const float* got_f32 = floats ? actual.f32().data() : nullptr;

@@ -4,19 +4,27 @@
 // pointers, row-major; A is M×K, B is K×N, C is M×N; M, N, K >= 1, any shape.
 //
 // This is step 4 of the speed ladder (step4_vectorized_double_buffered.cu: shared tiles, 8×8
-// register blocking, float4 loads, double buffering, A transposed and padded) plus three ideas
-// that together take it from about 74 % to about 82 % of cuBLAS SGEMM on an H100
-// (docs/performance.md has the measured table):
+// register blocking, float4 loads, double buffering, A transposed and padded) plus four ideas
+// that together take it from about 74 % to 83 % of cuBLAS SGEMM on an H100 at 2048³ and 4096³,
+// and to 95 % at 1024³ (docs/performance.md has the measured tables):
 //  1. Warp tiles. The 8 warps of a block each own a 32×64 sub-tile of C, and a warp's 32 lanes
 //     are laid out 4×8 inside it. For one k, the warp then reads only 4 distinct float4 of A and
 //     8 of B from shared memory (the rest are broadcasts): fewer shared-memory wavefronts per FMA
 //     than the block-wide layout of step 4.
 //  2. Fragment prefetching. The 8+8 values a thread multiplies for step k are loaded from shared
 //     memory while the FMAs of step k-1 run (two register copies, `a_frag[2]`/`b_frag[2]`). At
-//     the end of a K tile the next tile is stored and the barrier taken before the last step's
-//     FMAs, so the first loads of the next tile are in flight across the barrier too: the FMA
-//     units never wait on a load they could have issued earlier.
-//  3. Grouped block order. Blocks run roughly in blockIdx order. Walking C row by row, the blocks
+//     the end of a K tile the barrier is taken before the last step's FMAs, so the first loads of
+//     the next tile are in flight across the barrier too.
+//  3. Copies that skip the registers. On an H100 every instruction that is not an FMA takes an
+//     issue slot from one: a load into a register and a store from it to shared memory are two.
+//     `cp.async` (sm_80+) copies global memory straight into shared memory in one instruction,
+//     and needs no register to hold the next tile: with those registers free, K tiles of 16
+//     instead of 8 fit, one barrier per 16 steps. A is transposed on the way by 4-byte copies
+//     (any K, no alignment needed); B moves in 16-byte copies where its rows are 16-byte aligned.
+//     Elsewhere (the CPU simulator, GPUs before sm_80) the same copies are a load and a store.
+//     Where B's rows are unaligned (N % 4 != 0) B moves in 4-byte copies too: at 4095³ that ran
+//     at 76 % of cuBLAS, against 78 % for the earlier register loads of K tiles of 8.
+//  4. Grouped block order. Blocks run roughly in blockIdx order. Walking C row by row, the blocks
 //     in flight share one band of A but need all of B, which does not fit in L2 at 4096²;
 //     walking bands of GROUP tile rows column by column keeps both operands' panels in L2.
 #include <cuda_runtime.h>
@@ -39,7 +47,7 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 }  // namespace
 
 constexpr int A_PAD = 4;  // floats of padding per row of the transposed A tile (bank conflicts)
-constexpr int GROUP = 8;  // tile rows per band of the block order (idea 3)
+constexpr int GROUP = 8;  // tile rows per band of the block order (idea 4)
 
 // One tile configuration. A block of THREADS computes BM×BN of C in K steps of BK; warp w owns the
 // WM×WN sub-tile at (w / WARPS_N, w % WARPS_N); each lane computes GM×GN groups of 4×4 inside it,
@@ -52,80 +60,81 @@ struct Tiling {
   static constexpr int THREADS = (BM / WM) * WARPS_N * 32;
   static constexpr int TM = GM * 4, TN = GN * 4;  // the micro-tile of C per thread
   static constexpr int SUB_M = WM / GM, SUB_N = WN / GN;
-  static constexpr int LANES_N = SUB_N / 4;             // lanes side by side in a warp tile row
-  static constexpr int A_LOADS = BM * BK / 4 / THREADS;  // float4s of the A tile per thread
-  static constexpr int B_LOADS = BK * BN / 4 / THREADS;  // float4s of the B tile per thread
+  static constexpr int LANES_N = SUB_N / 4;  // lanes side by side in a warp tile row
+  // The A tile is copied 8 consecutive k of a row at a time: a warp takes 4 rows × 8 k per copy,
+  // which the transposed, padded tile spreads over all 32 banks.
+  static constexpr int A_ROWS = THREADS / 8;                  // rows of A one copy of the block covers
+  static constexpr int A_COPIES = BM * BK / THREADS;          // 4-byte copies of the A tile per thread
+  static constexpr int B_VEC_COPIES = BK * BN / 4 / THREADS;  // 16-byte copies of the B tile per thread
+  static constexpr int B_COPIES = BK * BN / THREADS;          // 4-byte copies, where rows are unaligned
   static_assert((SUB_M / 4) * LANES_N == 32, "a warp's 32 lanes cover its warp tile");
-  static_assert(A_LOADS * THREADS * 4 == BM * BK && B_LOADS * THREADS * 4 == BK * BN, "even load split");
+  static_assert(BK % 8 == 0 && BM % A_ROWS == 0, "whole copies of the A tile");
+  static_assert(B_VEC_COPIES * THREADS * 4 == BK * BN && THREADS % BN == 0, "whole copies of the B tile");
 };
 
-// 128×128 tiles, 8 warps of 32×64, 8×8 per thread, at most 128 registers so 2 blocks fit an SM.
-using Large = Tiling<128, 128, 8, 32, 64, 2, 2, 2>;
+// 128×128 tiles, 8 warps of 32×64, 8×8 per thread, K tiles of 16, at most 128 registers so that
+// 2 blocks fit an SM.
+using Large = Tiling<128, 128, 16, 32, 64, 2, 2, 2>;
 // 64×64 tiles for grids with fewer large tiles than SMs (1024² has 64): 4 warps, 4×8 per thread.
 using Small = Tiling<64, 64, 16, 32, 32, 1, 2, 4>;
 
-// Loads this thread's share of the A tile (rows row0.., columns k0..) and B tile (rows k0..,
-// columns col0..) from global memory into registers. Out-of-range elements are zero. VEC: one
-// float4 per 4 elements, which needs K % 4 == 0 and N % 4 == 0 (whole groups inside or outside).
-template <class T, bool VEC>
-__device__ __forceinline__ void load_tiles(const float* __restrict__ A, const float* __restrict__ B, int M, int N,
-                                           int K, int row0, int col0, int k0, float4 (&a)[T::A_LOADS],
-                                           float4 (&b)[T::B_LOADS]) {
-#pragma unroll
-  for (int i = 0; i < T::A_LOADS; ++i) {
-    const int f = threadIdx.x + i * T::THREADS;  // which float4 of the BM×BK tile
-    const int g_row = row0 + f / (T::BK / 4);
-    const int g_k = k0 + (f % (T::BK / 4)) * 4;
-    const float* p = A + static_cast<size_t>(g_row) * K + g_k;
-    if (VEC) {
-      a[i] = (g_row < M && g_k < K) ? *reinterpret_cast<const float4*>(p) : make_float4(0.f, 0.f, 0.f, 0.f);
-    } else {
-      const bool row_ok = g_row < M;
-      a[i].x = (row_ok && g_k + 0 < K) ? p[0] : 0.0f;
-      a[i].y = (row_ok && g_k + 1 < K) ? p[1] : 0.0f;
-      a[i].z = (row_ok && g_k + 2 < K) ? p[2] : 0.0f;
-      a[i].w = (row_ok && g_k + 3 < K) ? p[3] : 0.0f;
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < T::B_LOADS; ++i) {
-    const int f = threadIdx.x + i * T::THREADS;  // which float4 of the BK×BN tile
-    const int g_k = k0 + f / (T::BN / 4);
-    const int g_col = col0 + (f % (T::BN / 4)) * 4;
-    const float* p = B + static_cast<size_t>(g_k) * N + g_col;
-    if (VEC) {
-      b[i] = (g_k < K && g_col < N) ? *reinterpret_cast<const float4*>(p) : make_float4(0.f, 0.f, 0.f, 0.f);
-    } else {
-      const bool k_ok = g_k < K;
-      b[i].x = (k_ok && g_col + 0 < N) ? p[0] : 0.0f;
-      b[i].y = (k_ok && g_col + 1 < N) ? p[1] : 0.0f;
-      b[i].z = (k_ok && g_col + 2 < N) ? p[2] : 0.0f;
-      b[i].w = (k_ok && g_col + 3 < N) ? p[3] : 0.0f;
-    }
-  }
+// Idea 3: one copy from global to shared memory; out of range, zeros (src-size 0 reads nothing).
+__device__ __forceinline__ void copy4(float* dst, const float* src, bool in_range) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(to), "l"(src), "r"(in_range ? 4 : 0) : "memory");
+#else
+  *dst = in_range ? *src : 0.0f;
+#endif
+}
+__device__ __forceinline__ void copy16(float* dst, const float* src, bool in_range) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(to), "l"(src), "r"(in_range ? 16 : 0)
+               : "memory");
+#else
+  *reinterpret_cast<float4*>(dst) = in_range ? *reinterpret_cast<const float4*>(src) : make_float4(0.f, 0.f, 0.f, 0.f);
+#endif
+}
+// Waits for this thread's copies; a barrier after it makes every thread's visible to the block.
+__device__ __forceinline__ void copies_done() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
 }
 
-// Writes the registers filled by load_tiles into one buffer of the shared tiles: A transposed
-// (A_tile[k][m], so a thread's 4 rows for one k are one float4), B as it is.
-template <class T>
-__device__ __forceinline__ void store_tiles(float (*A_tile)[T::BM + A_PAD], float (*B_tile)[T::BN],
-                                            const float4 (&a)[T::A_LOADS], const float4 (&b)[T::B_LOADS]) {
+// Starts the copies of the K tile at k0 into one buffer of the shared tiles: A transposed
+// (A_tile[k][m], so a thread's 4 rows for one k are one float4), B as it is. Out of range, zeros.
+// B_VEC: 16-byte copies, which need N % 4 == 0 (a float4 is then wholly inside or outside).
+template <class T, bool B_VEC>
+__device__ __forceinline__ void copy_tiles(float (*A_tile)[T::BM + A_PAD], float (*B_tile)[T::BN],
+                                           const float* __restrict__ A, const float* __restrict__ B, int M, int N,
+                                           int K, int row0, int col0, int k0) {
 #pragma unroll
-  for (int i = 0; i < T::A_LOADS; ++i) {
-    const int f = threadIdx.x + i * T::THREADS;
-    const int m = f / (T::BK / 4);
-    const int k = (f % (T::BK / 4)) * 4;
-    A_tile[k + 0][m] = a[i].x;
-    A_tile[k + 1][m] = a[i].y;
-    A_tile[k + 2][m] = a[i].z;
-    A_tile[k + 3][m] = a[i].w;
+  for (int i = 0; i < T::A_COPIES; ++i) {
+    const int m = threadIdx.x / 8 + (i % (T::BM / T::A_ROWS)) * T::A_ROWS;
+    const int k = threadIdx.x % 8 + (i / (T::BM / T::A_ROWS)) * 8;
+    const bool in_range = row0 + m < M && k0 + k < K;
+    copy4(&A_tile[k][m], in_range ? A + static_cast<size_t>(row0 + m) * K + k0 + k : A, in_range);
   }
+  if (B_VEC) {
 #pragma unroll
-  for (int i = 0; i < T::B_LOADS; ++i) {
-    const int f = threadIdx.x + i * T::THREADS;
-    const int k = f / (T::BN / 4);
-    const int n = (f % (T::BN / 4)) * 4;
-    *reinterpret_cast<float4*>(&B_tile[k][n]) = b[i];
+    for (int i = 0; i < T::B_VEC_COPIES; ++i) {
+      const int f = threadIdx.x + i * T::THREADS;  // which float4 of the BK×BN tile
+      const int k = f / (T::BN / 4);
+      const int n = (f % (T::BN / 4)) * 4;
+      const bool in_range = k0 + k < K && col0 + n < N;
+      copy16(&B_tile[k][n], in_range ? B + static_cast<size_t>(k0 + k) * N + col0 + n : B, in_range);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < T::B_COPIES; ++i) {
+      const int f = threadIdx.x + i * T::THREADS;  // which float of the BK×BN tile
+      const int k = f / T::BN;
+      const int n = f % T::BN;
+      const bool in_range = k0 + k < K && col0 + n < N;
+      copy4(&B_tile[k][n], in_range ? B + static_cast<size_t>(k0 + k) * N + col0 + n : B, in_range);
+    }
   }
 }
 
@@ -151,15 +160,15 @@ __device__ __forceinline__ void load_fragments(const float (*A_tile)[T::BM + A_P
   }
 }
 
-template <class T, bool VEC>
+template <class T, bool B_VEC>
 __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     matmul_warp_tiled(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N,
-                      int K) {
-  // Two buffers of each tile: compute on one while the next K step is written to the other.
+                      int K, bool c_vec) {
+  // Two buffers of each tile: compute on one while the next K tile is copied into the other.
   __shared__ __align__(16) float A_tiles[2][T::BK][T::BM + A_PAD];
   __shared__ __align__(16) float B_tiles[2][T::BK][T::BN];
 
-  // Idea 3: block b of a band of GROUP tile rows walks the band column by column.
+  // Idea 4: block b of a band of GROUP tile rows walks the band column by column.
   const int tiles_m = (M + T::BM - 1) / T::BM;
   const int tiles_n = (N + T::BN - 1) / T::BN;
   const int band = blockIdx.x / (GROUP * tiles_n);
@@ -175,29 +184,27 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
   const int n0 = (warp % T::WARPS_N) * T::WN + (lane % T::LANES_N) * 4;
 
   float acc[T::TM][T::TN] = {};
-  float4 a_next[T::A_LOADS];  // the next K tile, on its way from global memory
-  float4 b_next[T::B_LOADS];
   float a_frag[2][T::TM];  // idea 2: step k's values, and step k+1's being loaded
   float b_frag[2][T::TN];
 
   const int steps = (K + T::BK - 1) / T::BK;
-  load_tiles<T, VEC>(A, B, M, N, K, row0, col0, 0, a_next, b_next);
-  store_tiles<T>(A_tiles[0], B_tiles[0], a_next, b_next);
+  copy_tiles<T, B_VEC>(A_tiles[0], B_tiles[0], A, B, M, N, K, row0, col0, 0);
+  copies_done();
   __syncthreads();
   load_fragments<T>(A_tiles[0], B_tiles[0], 0, m0, n0, a_frag[0], b_frag[0]);
 
   for (int s = 0; s < steps; ++s) {
     const int cur = s & 1;
     const bool more = s + 1 < steps;
-    // The next tile's global loads take hundreds of cycles; nothing needs them before the last k.
-    if (more) load_tiles<T, VEC>(A, B, M, N, K, row0, col0, (s + 1) * T::BK, a_next, b_next);
+    // The other buffer was last read before the previous barrier: the next tile's copies can
+    // start now, and have the whole tile's FMAs to arrive.
+    if (more) copy_tiles<T, B_VEC>(A_tiles[cur ^ 1], B_tiles[cur ^ 1], A, B, M, N, K, row0, col0, (s + 1) * T::BK);
 
 #pragma unroll
     for (int k = 0; k < T::BK; ++k) {
       if (k == T::BK - 1 && more) {
-        // Step k's fragments are already in registers: the other buffer (last read in step s-1,
-        // before the previous barrier) can be filled, and after this barrier read from.
-        store_tiles<T>(A_tiles[cur ^ 1], B_tiles[cur ^ 1], a_next, b_next);
+        // Step k's fragments are already in registers: wait for the next tile, then read it.
+        copies_done();
         __syncthreads();
       }
       if (k + 1 < T::BK) {
@@ -224,7 +231,7 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     for (int g = 0; g < T::GN; ++g) {
       const int col = col0 + n0 + g * T::SUB_N;
       const float* v = &acc[i][g * 4];
-      if (VEC && col < N) {  // N % 4 == 0, so col < N means col + 3 < N
+      if (c_vec && col < N) {  // N % 4 == 0, so col < N means col + 3 < N
         *reinterpret_cast<float4*>(c_row + col) = make_float4(v[0], v[1], v[2], v[3]);
       } else {
 #pragma unroll
@@ -237,21 +244,21 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
 }
 
 template <class T>
-void launch(const float* A, const float* B, float* C, int M, int N, int K, bool vec) {
-  // A 1-D grid: the block order is computed in the kernel (idea 3).
+void launch(const float* A, const float* B, float* C, int M, int N, int K) {
+  // A 1-D grid: the block order is computed in the kernel (idea 4).
   const int blocks = ((M + T::BM - 1) / T::BM) * ((N + T::BN - 1) / T::BN);
-  if (vec) {
-    matmul_warp_tiled<T, true><<<blocks, T::THREADS>>>(A, B, C, M, N, K);
+  // 16-byte copies of B and float4 stores of C only if their rows start 16-byte aligned.
+  const bool b_vec = N % 4 == 0 && aligned16(B);
+  const bool c_vec = N % 4 == 0 && aligned16(C);
+  if (b_vec) {
+    matmul_warp_tiled<T, true><<<blocks, T::THREADS>>>(A, B, C, M, N, K, c_vec);
   } else {
-    matmul_warp_tiled<T, false><<<blocks, T::THREADS>>>(A, B, C, M, N, K);
+    matmul_warp_tiled<T, false><<<blocks, T::THREADS>>>(A, B, C, M, N, K, c_vec);
   }
   check(cudaGetLastError(), "launch of matmul_warp_tiled");
 }
 
 void solve(const float* A, const float* B, float* C, int M, int N, int K) {
-  // float4 everywhere only if every row of A, B and C starts 16-byte aligned.
-  const bool vec = K % 4 == 0 && N % 4 == 0 && aligned16(A) && aligned16(B) && aligned16(C);
-
   int device = 0;
   int sms = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
@@ -261,8 +268,8 @@ void solve(const float* A, const float* B, float* C, int M, int N, int K) {
   const long long large_tiles =
       static_cast<long long>((M + Large::BM - 1) / Large::BM) * ((N + Large::BN - 1) / Large::BN);
   if (large_tiles >= sms) {
-    launch<Large>(A, B, C, M, N, K, vec);
+    launch<Large>(A, B, C, M, N, K);
   } else {
-    launch<Small>(A, B, C, M, N, K, vec);
+    launch<Small>(A, B, C, M, N, K);
   }
 }

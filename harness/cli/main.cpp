@@ -136,6 +136,17 @@ void add_selection_options(CLI::App* app, Selection& s, const std::string& verb)
 
 Precision precision_of(const Selection& s) { return s.tf32 ? Precision::tf32 : Precision::fp32; }
 
+/// Registers --color on a command whose report is coloured on a terminal.
+CLI::Option* add_color_option(CLI::App* command, std::string& color) {
+  return command->add_option("--color", color, "Colour: auto (on a terminal), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+}
+
+/// Whether a report on standard output is coloured: --color always, or auto on a terminal (and
+/// neither NO_COLOR nor CI set).
+bool use_color(const std::string& color) { return color == "always" || (color == "auto" && want_color(STDOUT_FILENO)); }
+
 struct BenchArgs {
   Selection selection;
   std::uint64_t seed = 1;
@@ -149,6 +160,7 @@ struct BenchArgs {
   bool pageable = false;
   bool verbose = false;
   bool profile = false;
+  std::string color = "auto";        // the --profile report's
   std::vector<std::string> compare;  // A B: two kernels of one exercise, timed in turns
 };
 
@@ -247,7 +259,7 @@ int run_profile(const BenchArgs& args, const std::vector<std::pair<const Task*, 
     write_profile_markdown(std::cout, results, true);
   } else {
     ReportStyle style;
-    style.color = want_color(STDOUT_FILENO);
+    style.color = use_color(args.color);
     write_profile_report(std::cout, results, style);
   }
   if (std::ranges::any_of(results, [](const ProfileResult& r) { return !r.problem.empty(); })) {
@@ -693,7 +705,7 @@ int check_once(const CheckArgs& args, bool watching) {
     for (const auto& line : gcc_lines()) fmt::print("{}\n", line);
   } else {
     ReportStyle style;
-    style.color = args.color == "always" || (args.color == "auto" && want_color(STDOUT_FILENO));
+    style.color = use_color(args.color);
     style.verbose = args.verbose;
     write_check_report(std::cout, results, style);
     // In CI the same findings follow in GCC's form, which its problem matchers turn into annotations.
@@ -813,9 +825,7 @@ CLI::App* add_explain_command(CLI::App& app, ExplainArgs& args) {
   explain->add_option("--timeout", args.timeout_s, "Seconds allowed for the run")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  explain->add_option("--color", args.color, "Colour: auto (on a terminal), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}))
-      ->capture_default_str();
+  add_color_option(explain, args.color);
   explain->footer(docs_footer({{kExplainPage, "what each number means and how it is counted"}}));
   return explain;
 }
@@ -865,7 +875,7 @@ int run_explain(const ExplainArgs& args) {
     std::cout << explain_report_json(results, backend.line).dump(2) << '\n';
   } else {
     ReportStyle style;
-    style.color = args.color == "always" || (args.color == "auto" && want_color(STDOUT_FILENO));
+    style.color = use_color(args.color);
     style.verbose = args.verbose;
     write_explain_report(std::cout, results, style);
   }
@@ -1053,9 +1063,7 @@ int main(int argc, char** argv) {
                   "Check again at every save of the file (one exercise), the verdict line first; Ctrl-C stops. "
                   "inotify, with polling beside it for folders where it never fires (CUDALAB_WATCH=poll: "
                   "polling alone)");
-  check->add_option("--color", check_args.color, "Colour: auto (on a terminal), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}))
-      ->capture_default_str();
+  add_color_option(check, check_args.color);
   check->footer(docs_footer(
       {{kReportsPage, "the report line by line"}, {kFailuresPage, "every verdict, what it means, what to do"}}));
 
@@ -1097,6 +1105,8 @@ int main(int argc, char** argv) {
                   "Instead of timing: run one call of solve under Nsight Compute (ncu) at explain's size and show "
                   "its hardware counters (sectors and wavefronts per request, occupancy, active lanes, branches, "
                   "device memory) beside the simulator's counts");
+  add_color_option(bench, bench_args.color)
+      ->description("Colour of the --profile report: auto (on a terminal), always, never");
   bench->footer(docs_footer({{kReportsPage, "every column of the table"},
                              {kExplainPage, "--profile: each counter and how the simulator's compare"}}));
 

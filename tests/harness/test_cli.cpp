@@ -336,6 +336,19 @@ TEST(Cli, LadderTakesNoFile) {
   EXPECT_NE(r.output.find("--ladder"), std::string::npos) << r.output;
 }
 
+// --color is chosen the same way on every command whose report is coloured on a terminal: check,
+// explain, and bench (its --profile report). Any other value is a usage error that names the three.
+TEST(Cli, ColourIsChosenTheSameWayOnEveryCommandThatPaints) {
+  for (const char* command : {"check", "explain", "bench"}) {
+    auto r = cli({command, "1", "--color", "sometimes"});
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.output;
+    EXPECT_NE(r.output.find("--color: sometimes not in {auto,always,never}"), std::string::npos)
+        << command << ": " << r.output;
+    r = cli({command, "--help"});
+    EXPECT_NE(r.output.find("--color TEXT:{auto,always,never}=auto"), std::string::npos) << command << ": " << r.output;
+  }
+}
+
 // --solution measures solutions/NAME/kernel.cu, not the exercise's skeleton (which would fail
 // as "not implemented"). Needs a GPU: `cudalab bench` refuses to time the simulator.
 TEST(Cli, BenchOfTheSolutionMeasuresTheReferenceSolution) {

@@ -136,9 +136,10 @@ void add_selection_options(CLI::App* app, Selection& s, const std::string& verb)
 
 Precision precision_of(const Selection& s) { return s.tf32 ? Precision::tf32 : Precision::fp32; }
 
-/// Registers --color on a command whose report is coloured on a terminal.
-CLI::Option* add_color_option(CLI::App* command, std::string& color) {
-  return command->add_option("--color", color, "Colour: auto (on a terminal), always, never")
+/// Registers --color on a command whose report is coloured on a terminal; `what` names that report
+/// where it is not the command's whole output.
+void add_color_option(CLI::App* command, std::string& color, const std::string& what = "Colour") {
+  command->add_option("--color", color, what + ": auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
 }
@@ -1105,8 +1106,7 @@ int main(int argc, char** argv) {
                   "Instead of timing: run one call of solve under Nsight Compute (ncu) at explain's size and show "
                   "its hardware counters (sectors and wavefronts per request, occupancy, active lanes, branches, "
                   "device memory) beside the simulator's counts");
-  add_color_option(bench, bench_args.color)
-      ->description("Colour of the --profile report: auto (on a terminal), always, never");
+  add_color_option(bench, bench_args.color, "Colour of the --profile report");
   bench->footer(docs_footer({{kReportsPage, "every column of the table"},
                              {kExplainPage, "--profile: each counter and how the simulator's compare"}}));
 

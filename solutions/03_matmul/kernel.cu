@@ -4,9 +4,10 @@
 // pointers, row-major; A is M×K, B is K×N, C is M×N; M, N, K >= 1, any shape.
 //
 // This is step 4 of the speed ladder (step4_vectorized_double_buffered.cu: shared tiles, 8×8
-// register blocking, float4 loads, double buffering, A transposed and padded) plus four ideas
-// that together take it from about 74 % to 83 % of cuBLAS SGEMM on an H100 at 2048³ and 4096³,
-// and to 95 % at 1024³ (docs/performance.md has the measured tables):
+// register blocking, float4 loads, double buffering, A transposed and padded) plus five ideas
+// that together take it from about 74 % to 89–90 % of cuBLAS SGEMM on an H100 at 2048³ and 4096³,
+// to 96–100 % at 1024³ and to 87–94 % at odd shapes such as 4095³ (docs/performance.md has the
+// measured tables):
 //  1. Warp tiles. The 8 warps of a block each own a 32×64 sub-tile of C, and a warp's 32 lanes
 //     are laid out 4×8 inside it. For one k, the warp then reads only 4 distinct float4 of A and
 //     8 of B from shared memory (the rest are broadcasts): fewer shared-memory wavefronts per FMA
@@ -15,20 +16,25 @@
 //     memory while the FMAs of step k-1 run (two register copies, `a_frag[2]`/`b_frag[2]`). At
 //     the end of a K tile the barrier is taken before the last step's FMAs, so the first loads of
 //     the next tile are in flight across the barrier too.
-//  3. Copies that skip the registers. On an H100 every instruction that is not an FMA takes an
-//     issue slot from one: a load into a register and a store from it to shared memory are two.
-//     `cp.async` (sm_80+) copies global memory straight into shared memory in one instruction,
-//     and needs no register to hold the next tile: with those registers free, K tiles of 16
-//     instead of 8 fit, one barrier per 16 steps. A is transposed on the way by 4-byte copies
-//     (any K, no alignment needed); B moves in 16-byte copies where its rows are 16-byte aligned.
-//     Elsewhere (the CPU simulator, GPUs before sm_80) the same copies are a load and a store.
-//     Where B's rows are unaligned (N % 4 != 0) B moves in 4-byte copies too: at 4095³ that ran
-//     at 76 % of cuBLAS, against 78 % for the earlier register loads of K tiles of 8.
+//  3. Fewer instructions per copied value. On an H100 every instruction that is not an FMA takes
+//     an issue slot from one. `cp.async` (sm_80+) copies global memory straight into shared
+//     memory in one instruction and needs no register to hold the next tile: B's tile moves in
+//     16-byte copies, and with those registers free, K tiles of 16 instead of 8 fit (one barrier
+//     per 16 steps). A's tile is transposed on its way (A_tile[k][m]): the large tiles load it as
+//     float4s into registers and store it after the FMAs (1 load per 4 values; transposing 4-byte
+//     `cp.async` copies cost 6 points at 4096³), the small tiles copy it by 4-byte `cp.async`.
+//     Elsewhere (the CPU simulator, GPUs before sm_80) the copies are a plain load and store.
 //  4. Grouped block order. Blocks run roughly in blockIdx order. Walking C row by row, the blocks
 //     in flight share one band of A but need all of B, which does not fit in L2 at 4096²;
 //     walking bands of GROUP tile rows column by column keeps both operands' panels in L2.
+//  5. Aligned rows by padding. Where K or N is not a multiple of 4, rows of A or B start off a
+//     16-byte boundary and float4s cannot reach them. The large tiles then multiply copies of A
+//     (M×K4) and B (K4×N4), K and N rounded up to multiples of 4 and the margins zero, in memory
+//     from the stream-ordered allocator. The copies cost about 2 % of the product; the 4-byte
+//     copies they replace cost 12 points at 4095³ (76 % of cuBLAS before, 87–88 % now).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -67,6 +73,7 @@ struct Tiling {
   static constexpr int A_COPIES = BM * BK / THREADS;          // 4-byte copies of the A tile per thread
   static constexpr int B_VEC_COPIES = BK * BN / 4 / THREADS;  // 16-byte copies of the B tile per thread
   static constexpr int B_COPIES = BK * BN / THREADS;          // 4-byte copies, where rows are unaligned
+  static constexpr int A_LOADS = BM * BK / 4 / THREADS;       // float4s of A per thread, through registers
   static_assert((SUB_M / 4) * LANES_N == 32, "a warp's 32 lanes cover its warp tile");
   static_assert(BK % 8 == 0 && BM % A_ROWS == 0, "whole copies of the A tile");
   static_assert(B_VEC_COPIES * THREADS * 4 == BK * BN && THREADS % BN == 0, "whole copies of the B tile");
@@ -106,12 +113,12 @@ __device__ __forceinline__ void copies_done() {
 // Starts the copies of the K tile at k0 into one buffer of the shared tiles: A transposed
 // (A_tile[k][m], so a thread's 4 rows for one k are one float4), B as it is. Out of range, zeros.
 // B_VEC: 16-byte copies, which need N % 4 == 0 (a float4 is then wholly inside or outside).
-template <class T, bool B_VEC>
+template <class T, bool B_VEC, bool A_REGS>
 __device__ __forceinline__ void copy_tiles(float (*A_tile)[T::BM + A_PAD], float (*B_tile)[T::BN],
                                            const float* __restrict__ A, const float* __restrict__ B, int M, int N,
                                            int K, int row0, int col0, int k0) {
 #pragma unroll
-  for (int i = 0; i < T::A_COPIES; ++i) {
+  for (int i = 0; i < (A_REGS ? 0 : T::A_COPIES); ++i) {
     const int m = threadIdx.x / 8 + (i % (T::BM / T::A_ROWS)) * T::A_ROWS;
     const int k = threadIdx.x % 8 + (i / (T::BM / T::A_ROWS)) * 8;
     const bool in_range = row0 + m < M && k0 + k < K;
@@ -138,6 +145,34 @@ __device__ __forceinline__ void copy_tiles(float (*A_tile)[T::BM + A_PAD], float
   }
 }
 
+// A through registers, where its rows are 16-byte aligned: one float4 load per 4 elements (the
+// 4-byte copies of A cost 6 points at 4096³), written transposed before the barrier.
+template <class T>
+__device__ __forceinline__ void load_a(const float* __restrict__ A, int M, int K, int row0, int k0,
+                                       float4 (&a)[T::A_LOADS]) {
+#pragma unroll
+  for (int i = 0; i < T::A_LOADS; ++i) {
+    const int f = threadIdx.x + i * T::THREADS;  // which float4 of the BM×BK tile
+    const int g_row = row0 + f / (T::BK / 4);
+    const int g_k = k0 + (f % (T::BK / 4)) * 4;
+    a[i] = (g_row < M && g_k < K) ? *reinterpret_cast<const float4*>(A + static_cast<size_t>(g_row) * K + g_k)
+                                  : make_float4(0.f, 0.f, 0.f, 0.f);
+  }
+}
+template <class T>
+__device__ __forceinline__ void store_a(float (*A_tile)[T::BM + A_PAD], const float4 (&a)[T::A_LOADS]) {
+#pragma unroll
+  for (int i = 0; i < T::A_LOADS; ++i) {
+    const int f = threadIdx.x + i * T::THREADS;
+    const int m = f / (T::BK / 4);
+    const int k = (f % (T::BK / 4)) * 4;
+    A_tile[k + 0][m] = a[i].x;
+    A_tile[k + 1][m] = a[i].y;
+    A_tile[k + 2][m] = a[i].z;
+    A_tile[k + 3][m] = a[i].w;
+  }
+}
+
 // The values one thread multiplies at step k: TM of A's column k, TN of B's row k (idea 1).
 template <class T>
 __device__ __forceinline__ void load_fragments(const float (*A_tile)[T::BM + A_PAD], const float (*B_tile)[T::BN],
@@ -160,10 +195,10 @@ __device__ __forceinline__ void load_fragments(const float (*A_tile)[T::BM + A_P
   }
 }
 
-template <class T, bool B_VEC>
+template <class T, bool B_VEC, bool A_REGS>
 __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     matmul_warp_tiled(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N,
-                      int K, bool c_vec) {
+                      int K, int c_cols, bool c_vec) {
   // Two buffers of each tile: compute on one while the next K tile is copied into the other.
   __shared__ __align__(16) float A_tiles[2][T::BK][T::BM + A_PAD];
   __shared__ __align__(16) float B_tiles[2][T::BK][T::BN];
@@ -188,7 +223,12 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
   float b_frag[2][T::TN];
 
   const int steps = (K + T::BK - 1) / T::BK;
-  copy_tiles<T, B_VEC>(A_tiles[0], B_tiles[0], A, B, M, N, K, row0, col0, 0);
+  float4 a_next[A_REGS ? T::A_LOADS : 1];  // A_REGS: the next tile of A, on its way
+  if (A_REGS) {
+    load_a<T>(A, M, K, row0, 0, reinterpret_cast<float4(&)[T::A_LOADS]>(a_next));
+    store_a<T>(A_tiles[0], reinterpret_cast<float4(&)[T::A_LOADS]>(a_next));
+  }
+  copy_tiles<T, B_VEC, A_REGS>(A_tiles[0], B_tiles[0], A, B, M, N, K, row0, col0, 0);
   copies_done();
   __syncthreads();
   load_fragments<T>(A_tiles[0], B_tiles[0], 0, m0, n0, a_frag[0], b_frag[0]);
@@ -198,12 +238,16 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     const bool more = s + 1 < steps;
     // The other buffer was last read before the previous barrier: the next tile's copies can
     // start now, and have the whole tile's FMAs to arrive.
-    if (more) copy_tiles<T, B_VEC>(A_tiles[cur ^ 1], B_tiles[cur ^ 1], A, B, M, N, K, row0, col0, (s + 1) * T::BK);
+    if (more) {
+      if (A_REGS) load_a<T>(A, M, K, row0, (s + 1) * T::BK, reinterpret_cast<float4(&)[T::A_LOADS]>(a_next));
+      copy_tiles<T, B_VEC, A_REGS>(A_tiles[cur ^ 1], B_tiles[cur ^ 1], A, B, M, N, K, row0, col0, (s + 1) * T::BK);
+    }
 
 #pragma unroll
     for (int k = 0; k < T::BK; ++k) {
       if (k == T::BK - 1 && more) {
         // Step k's fragments are already in registers: wait for the next tile, then read it.
+        if (A_REGS) store_a<T>(A_tiles[cur ^ 1], reinterpret_cast<float4(&)[T::A_LOADS]>(a_next));
         copies_done();
         __syncthreads();
       }
@@ -221,28 +265,41 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
   }
 
   // Write the micro-tile: 4 consecutive columns at a time, as one float4 where they are all
-  // inside C and aligned, element by element at the right edge or when N % 4 != 0.
+  // inside C and aligned, element by element at the right edge or when c_cols % 4 != 0. C has
+  // c_cols columns: N, or fewer where B was padded (idea 5).
 #pragma unroll
   for (int i = 0; i < T::TM; ++i) {
     const int row = row0 + m0 + (i / 4) * T::SUB_M + i % 4;
     if (row >= M) continue;
-    float* c_row = C + static_cast<size_t>(row) * N;
+    float* c_row = C + static_cast<size_t>(row) * c_cols;
 #pragma unroll
     for (int g = 0; g < T::GN; ++g) {
       const int col = col0 + n0 + g * T::SUB_N;
       const float* v = &acc[i][g * 4];
-      if (c_vec && col < N) {  // N % 4 == 0, so col < N means col + 3 < N
+      if (c_vec && col < c_cols) {  // c_cols % 4 == 0, so col < c_cols means col + 3 < c_cols
         *reinterpret_cast<float4*>(c_row + col) = make_float4(v[0], v[1], v[2], v[3]);
       } else {
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
-          if (col + j < N) c_row[col + j] = v[j];
+          if (col + j < c_cols) c_row[col + j] = v[j];
         }
       }
     }
   }
 }
 
+// Idea 5: copies a rows×cols matrix into a padded_rows×padded_cols one, zeros in the margin.
+__global__ void copy_padded(const float* __restrict__ src, int rows, int cols, float* __restrict__ dst, int padded_rows,
+                            int padded_cols) {
+  for (int r = blockIdx.y; r < padded_rows; r += gridDim.y) {
+    for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < padded_cols; c += gridDim.x * blockDim.x) {
+      dst[static_cast<size_t>(r) * padded_cols + c] =
+          r < rows && c < cols ? src[static_cast<size_t>(r) * cols + c] : 0.f;
+    }
+  }
+}
+
+// Any shape, any alignment: A by 4-byte copies, B by 16-byte copies where its rows are aligned.
 template <class T>
 void launch(const float* A, const float* B, float* C, int M, int N, int K) {
   // A 1-D grid: the block order is computed in the kernel (idea 4).
@@ -251,11 +308,60 @@ void launch(const float* A, const float* B, float* C, int M, int N, int K) {
   const bool b_vec = N % 4 == 0 && aligned16(B);
   const bool c_vec = N % 4 == 0 && aligned16(C);
   if (b_vec) {
-    matmul_warp_tiled<T, true><<<blocks, T::THREADS>>>(A, B, C, M, N, K, c_vec);
+    matmul_warp_tiled<T, true, false><<<blocks, T::THREADS>>>(A, B, C, M, N, K, N, c_vec);
   } else {
-    matmul_warp_tiled<T, false><<<blocks, T::THREADS>>>(A, B, C, M, N, K, c_vec);
+    matmul_warp_tiled<T, false, false><<<blocks, T::THREADS>>>(A, B, C, M, N, K, N, c_vec);
   }
   check(cudaGetLastError(), "launch of matmul_warp_tiled");
+}
+
+// The large tiles' fast path (idea 3): A as float4s through registers, B by 16-byte copies. Needs
+// the rows of A and B 16-byte aligned. B is N wide; C is c_cols <= N wide (fewer where B was
+// padded, idea 5).
+void launch_large_aligned(const float* A, const float* B, float* C, int M, int N, int K, int c_cols) {
+  const int blocks = ((M + Large::BM - 1) / Large::BM) * ((N + Large::BN - 1) / Large::BN);
+  const bool c_vec = c_cols % 4 == 0 && aligned16(C);
+  matmul_warp_tiled<Large, true, true><<<blocks, Large::THREADS>>>(A, B, C, M, N, K, c_cols, c_vec);
+  check(cudaGetLastError(), "launch of matmul_warp_tiled");
+}
+
+// Idea 5: where K or N is not a multiple of 4, copy A (M×K) and B (K×N) into zero-padded M×K4 and
+// K4×N4 buffers, whose rows are aligned, and multiply those: the zeros add nothing to any sum.
+// Returns false, having launched nothing, where the buffers cannot be allocated.
+bool multiply_padded(const float* A, const float* B, float* C, int M, int N, int K, int device) {
+  const int K4 = (K + 3) / 4 * 4;
+  const int N4 = (N + 3) / 4 * 4;
+  const size_t a_bytes = static_cast<size_t>(M) * K4 * sizeof(float);
+  const size_t b_bytes = static_cast<size_t>(K4) * N4 * sizeof(float);
+  // The stream-ordered allocator returns its memory to the driver at each synchronisation unless
+  // told to keep some: allocating it afresh on every call cost 9 points of cuBLAS at 4095³.
+  cudaMemPool_t pool = nullptr;
+  check(cudaDeviceGetDefaultMemPool(&pool, device), "cudaDeviceGetDefaultMemPool");
+  std::uint64_t keep = 0;
+  check(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolGetAttribute");
+  if (keep < a_bytes + b_bytes) {
+    keep = a_bytes + b_bytes;
+    check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute");
+  }
+  float* A4 = nullptr;
+  float* B4 = nullptr;
+  if (cudaMallocAsync(&A4, a_bytes, nullptr) != cudaSuccess) {
+    (void)cudaGetLastError();  // out of memory is not sticky: fall back to the unpadded kernel
+    return false;
+  }
+  if (cudaMallocAsync(&B4, b_bytes, nullptr) != cudaSuccess) {
+    (void)cudaGetLastError();
+    check(cudaFreeAsync(A4, nullptr), "cudaFreeAsync(A4)");
+    return false;
+  }
+  const int threads = 256;
+  copy_padded<<<dim3((K4 + threads - 1) / threads, std::min(M, 65535)), threads>>>(A, M, K, A4, M, K4);
+  copy_padded<<<dim3((N4 + threads - 1) / threads, std::min(K4, 65535)), threads>>>(B, K, N, B4, K4, N4);
+  check(cudaGetLastError(), "launch of copy_padded");
+  launch_large_aligned(A4, B4, C, M, N4, K4, N);
+  check(cudaFreeAsync(A4, nullptr), "cudaFreeAsync(A4)");
+  check(cudaFreeAsync(B4, nullptr), "cudaFreeAsync(B4)");
+  return true;
 }
 
 void solve(const float* A, const float* B, float* C, int M, int N, int K) {
@@ -263,13 +369,14 @@ void solve(const float* A, const float* B, float* C, int M, int N, int K) {
   int sms = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-
   // Large tiles reuse each loaded value more, but below one tile per SM some SMs would idle.
   const long long large_tiles =
       static_cast<long long>((M + Large::BM - 1) / Large::BM) * ((N + Large::BN - 1) / Large::BN);
-  if (large_tiles >= sms) {
-    launch<Large>(A, B, C, M, N, K);
-  } else {
+  if (large_tiles < sms) {
     launch<Small>(A, B, C, M, N, K);
+  } else if (K % 4 == 0 && N % 4 == 0 && aligned16(A) && aligned16(B)) {
+    launch_large_aligned(A, B, C, M, N, K, N);
+  } else if (!multiply_padded(A, B, C, M, N, K, device)) {
+    launch<Large>(A, B, C, M, N, K);
   }
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -266,6 +267,40 @@ TEST_F(SimRuntime, StreamOrderedAllocationsAreRecordedAndFreed) {
   EXPECT_EQ(r.allocations[0].api, "cudaMallocAsync");
   EXPECT_EQ(r.allocations[0].bytes, 64 * sizeof(float));
   EXPECT_TRUE(r.allocations[0].freed);
+}
+
+TEST_F(SimRuntime, TheDefaultMemPoolKeepsItsAttributesAndRefusesOthers) {
+  cudaMemPool_t pool = nullptr;
+  ASSERT_EQ(cudaDeviceGetDefaultMemPool(&pool, 0), cudaSuccess);
+  ASSERT_NE(pool, nullptr);
+  cudaMemPool_t again = nullptr;
+  ASSERT_EQ(cudaDeviceGetDefaultMemPool(&again, 0), cudaSuccess);
+  EXPECT_EQ(again, pool);  // one device, one default pool
+  EXPECT_EQ(cudaDeviceGetDefaultMemPool(&again, 1), cudaErrorInvalidDevice);
+  EXPECT_EQ(cudaDeviceGetDefaultMemPool(nullptr, 0), cudaErrorInvalidValue);
+
+  std::uint64_t threshold = 12345;
+  ASSERT_EQ(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold), cudaSuccess);
+  std::uint64_t read = 0;
+  ASSERT_EQ(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &read), cudaSuccess);
+  EXPECT_EQ(read, 12345u);
+  int reuse = 0;
+  ASSERT_EQ(cudaMemPoolSetAttribute(pool, cudaMemPoolReuseAllowOpportunistic, &reuse), cudaSuccess);
+  int reuse_read = 1;
+  ASSERT_EQ(cudaMemPoolGetAttribute(pool, cudaMemPoolReuseAllowOpportunistic, &reuse_read), cudaSuccess);
+  EXPECT_EQ(reuse_read, 0);
+  ASSERT_EQ(cudaMemPoolGetAttribute(pool, cudaMemPoolReuseFollowEventDependencies, &reuse_read), cudaSuccess);
+  EXPECT_EQ(reuse_read, 1);  // the others keep CUDA's default
+
+  EXPECT_EQ(cudaMemPoolGetAttribute(reinterpret_cast<cudaMemPool_t>(0x1234), cudaMemPoolAttrReleaseThreshold, &read),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMemPoolGetAttribute(pool, static_cast<cudaMemPoolAttr>(0x9), &read), cudaErrorInvalidValue);
+  threshold = 0;  // as it was, for the tests after this one
+  EXPECT_EQ(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold), cudaSuccess);
+  reuse = 1;
+  EXPECT_EQ(cudaMemPoolSetAttribute(pool, cudaMemPoolReuseAllowOpportunistic, &reuse), cudaSuccess);
+  (void)cudaGetLastError();
 }
 
 /// Copies 4 floats to `host` on `stream` (a copy a GPU may still be doing when the call returns).

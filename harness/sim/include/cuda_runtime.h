@@ -107,6 +107,16 @@ enum cudaDeviceAttr {
 
 typedef struct CUstream_st* cudaStream_t;
 typedef struct CUevent_st* cudaEvent_t;
+/// The device's default memory pool, the one cudaMallocAsync draws from (one here).
+typedef struct CUmemPoolHandle_st* cudaMemPool_t;
+/// The pool attributes the simulator keeps (CUDA's values); the reuse policies it accepts and
+/// ignores, since its allocations are made and released at the call.
+enum cudaMemPoolAttr {
+  cudaMemPoolReuseFollowEventDependencies = 0x1,    ///< int
+  cudaMemPoolReuseAllowOpportunistic = 0x2,         ///< int
+  cudaMemPoolReuseAllowInternalDependencies = 0x3,  ///< int
+  cudaMemPoolAttrReleaseThreshold = 0x4,            ///< uint64_t: bytes kept across synchronisations
+};
 #define cudaStreamLegacy ((cudaStream_t)0x1)
 #define cudaStreamPerThread ((cudaStream_t)0x2)
 
@@ -184,6 +194,10 @@ cudaError_t cudaFreeHost(void* ptr);
 /// The stream-ordered allocator (CUDA 11.2+): allocated and freed at the call here.
 cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream);
 cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream);
+/// The default pool's attributes are stored and read back; they change nothing else here.
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* memPool, int device);
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void* value);
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void* value);
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream = 0);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -411,6 +412,33 @@ cudaError_t fill(const char* api, void* ptr, int value, std::size_t count, cudaS
   return cudaSuccess;
 }
 
+// The one default pool: its handle is this object's address; its attributes are kept as set.
+struct DefaultPool {
+  std::mutex mutex;
+  int reuse[3] = {1, 1, 1};  // CUDA's defaults for the three reuse policies
+  std::uint64_t release_threshold = 0;
+};
+DefaultPool& default_pool() {
+  static DefaultPool pool;
+  return pool;
+}
+// Where the attribute lives in the pool, or nullptr for a pool or attribute it does not have.
+void* pool_attribute(cudaMemPool_t memPool, cudaMemPoolAttr attr, std::size_t& size) {
+  DefaultPool& pool = default_pool();
+  if (memPool != reinterpret_cast<cudaMemPool_t>(&pool)) return nullptr;
+  switch (attr) {
+    case cudaMemPoolReuseFollowEventDependencies:
+    case cudaMemPoolReuseAllowOpportunistic:
+    case cudaMemPoolReuseAllowInternalDependencies:
+      size = sizeof(int);
+      return &pool.reuse[attr - cudaMemPoolReuseFollowEventDependencies];
+    case cudaMemPoolAttrReleaseThreshold:
+      size = sizeof(std::uint64_t);
+      return &pool.release_threshold;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 cudaError_t set_error(cudaError_t e) {
@@ -516,6 +544,29 @@ cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t stream) {
 cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t stream) {
   if (!valid_stream(stream)) return set_error(cudaErrorInvalidResourceHandle);
   return release(devPtr, false);
+}
+
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* memPool, int device) {
+  if (memPool == nullptr) return set_error(cudaErrorInvalidValue);
+  if (device != 0) return set_error(cudaErrorInvalidDevice);
+  *memPool = reinterpret_cast<cudaMemPool_t>(&default_pool());
+  return cudaSuccess;
+}
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void* value) {
+  std::size_t size = 0;
+  void* field = pool_attribute(memPool, attr, size);
+  if (field == nullptr || value == nullptr) return set_error(cudaErrorInvalidValue);
+  std::lock_guard lock(default_pool().mutex);
+  std::memcpy(field, value, size);
+  return cudaSuccess;
+}
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void* value) {
+  std::size_t size = 0;
+  const void* field = pool_attribute(memPool, attr, size);
+  if (field == nullptr || value == nullptr) return set_error(cudaErrorInvalidValue);
+  std::lock_guard lock(default_pool().mutex);
+  std::memcpy(value, field, size);
+  return cudaSuccess;
 }
 cudaError_t cudaMallocHost(void** ptr, size_t size) { return allocate("cudaMallocHost", ptr, size, Space::pinned); }
 cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int) {

@@ -77,9 +77,9 @@ struct BenchOutcome {
   std::vector<protocol::Phase> time_split;
 };
 
-/// The cases `sizes` selects: the large case when empty; else, per size, the checked case whose
-/// first dimension (n or M) it is, or the large case with every dimension set to it (03_matmul:
-/// 4096 is 4096×4096×4096).
+/// The cases `sizes` selects: the (first) large case when empty; else, per size, the checked case
+/// whose first dimension (n or M) it is, or the large case with every dimension set to it
+/// (03_matmul: 4096 is 4096×4096×4096).
 std::vector<Case> cases_to_time(const Task& task, const std::vector<std::int64_t>& sizes);
 
 /// Called with a line saying what is being measured now.

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -570,6 +571,29 @@ class ScopedVariable {
   const char* name_;
   std::optional<std::string> old_;
 };
+
+// 03's reference multiplies zero-padded copies of A and B where K or N is not a multiple of 4 and
+// its grid has a large tile per SM. The simulator has one SM per host thread, so with 2 threads
+// 255×257×129 (6 large tiles) takes that path whatever the machine; the checked run checks it too.
+TEST(MatmulReference, ItsPaddedPathIsRightOnTheSimulator) {
+  REQUIRE_BACKEND(Backend::sim, toolchain);
+  const fs::path file = source_dir / "solutions" / "03_matmul" / "kernel.cu";
+  REQUIRE_FILE(file);
+  const ScopedVariable sms("CUDALAB_SIM_THREADS", "2");
+  CheckOptions options = test_options();
+  options.only_sizes = {255};
+  const auto r = check_exercise(*find_task("03_matmul"), *toolchain, file, options);
+  ASSERT_EQ(r.verdict, Verdict::passed) << all_text(r);
+  EXPECT_TRUE(r.full_check) << r.checked_note;
+  ASSERT_EQ(r.cases.size(), 1u);
+  ASSERT_TRUE(r.cases[0].launches_recorded);
+  std::vector<std::string> kernels;
+  for (const auto& l : r.cases[0].records.launches) kernels.push_back(l.kernel);
+  ASSERT_EQ(kernels.size(), 3u) << testing::PrintToString(kernels);
+  EXPECT_EQ(kernels[0], "copy_padded");
+  EXPECT_EQ(kernels[1], "copy_padded");
+  EXPECT_NE(kernels[2].find("matmul_warp_tiled<Large, true, true>"), std::string::npos) << kernels[2];
+}
 
 /// A cache folder of its own, so that no test finds another's verdict there.
 ToolchainConfig front_end_config(const char* name) {

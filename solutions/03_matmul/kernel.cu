@@ -299,11 +299,17 @@ __global__ void copy_padded(const float* __restrict__ src, int rows, int cols, f
   }
 }
 
+// The tiles of T that cover an M×N C: one block each, in a 1-D grid whose order the kernel
+// computes (idea 4).
+template <class T>
+long long tile_count(int M, int N) {
+  return static_cast<long long>((M + T::BM - 1) / T::BM) * ((N + T::BN - 1) / T::BN);
+}
+
 // Any shape, any alignment: A by 4-byte copies, B by 16-byte copies where its rows are aligned.
 template <class T>
 void launch(const float* A, const float* B, float* C, int M, int N, int K) {
-  // A 1-D grid: the block order is computed in the kernel (idea 4).
-  const int blocks = ((M + T::BM - 1) / T::BM) * ((N + T::BN - 1) / T::BN);
+  const auto blocks = static_cast<int>(tile_count<T>(M, N));
   // 16-byte copies of B and float4 stores of C only if their rows start 16-byte aligned.
   const bool b_vec = N % 4 == 0 && aligned16(B);
   const bool c_vec = N % 4 == 0 && aligned16(C);
@@ -319,7 +325,7 @@ void launch(const float* A, const float* B, float* C, int M, int N, int K) {
 // the rows of A and B 16-byte aligned. B is N wide; C is c_cols <= N wide (fewer where B was
 // padded, idea 5).
 void launch_large_aligned(const float* A, const float* B, float* C, int M, int N, int K, int c_cols) {
-  const int blocks = ((M + Large::BM - 1) / Large::BM) * ((N + Large::BN - 1) / Large::BN);
+  const auto blocks = static_cast<int>(tile_count<Large>(M, N));
   const bool c_vec = c_cols % 4 == 0 && aligned16(C);
   matmul_warp_tiled<Large, true, true><<<blocks, Large::THREADS>>>(A, B, C, M, N, K, c_cols, c_vec);
   check(cudaGetLastError(), "launch of matmul_warp_tiled");
@@ -370,9 +376,7 @@ void solve(const float* A, const float* B, float* C, int M, int N, int K) {
   check(cudaGetDevice(&device), "cudaGetDevice");
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
   // Large tiles reuse each loaded value more, but below one tile per SM some SMs would idle.
-  const long long large_tiles =
-      static_cast<long long>((M + Large::BM - 1) / Large::BM) * ((N + Large::BN - 1) / Large::BN);
-  if (large_tiles < sms) {
+  if (tile_count<Large>(M, N) < sms) {
     launch<Small>(A, B, C, M, N, K);
   } else if (K % 4 == 0 && N % 4 == 0 && aligned16(A) && aligned16(B)) {
     launch_large_aligned(A, B, C, M, N, K, N);

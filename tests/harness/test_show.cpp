@@ -203,6 +203,46 @@ TEST(Show, AScanThatReadsPastNIsDrawnBesideItsInput) {
   }
 }
 
+/// A transpose staged through a `__shared__` struct of 292 bytes, wider than any element a trace
+/// names: thread (x, y) writes tile.v[y][x] (line 10) and reads it back after the barrier (line 12).
+constexpr const char* kStructTranspose = R"(#include <cuda_runtime.h>
+struct Tile {
+  float v[8][9];
+  int count;
+};
+__global__ void transpose_through_a_struct(const float* A, float* B, int M, int N) {
+  __shared__ Tile tile;
+  const int col = blockIdx.x * 8 + threadIdx.x, row = blockIdx.y * 8 + threadIdx.y;
+  if (row < M && col < N) tile.v[threadIdx.y][threadIdx.x] = A[row * N + col];
+  __syncthreads();
+  if (row < M && col < N)
+    B[col * M + row] = tile.v[threadIdx.y][threadIdx.x];
+}
+void solve(const float* A, float* B, int M, int N) {
+  transpose_through_a_struct<<<dim3((N + 7) / 8, (M + 7) / 8), dim3(8, 8)>>>(A, B, M, N);
+}
+)";
+
+TEST(Show, ASharedStructIsDrawnByItsWords) {
+  REQUIRE_CHECKED_SIM(tc);
+  const fs::path dir = scratch("struct");
+  std::ofstream(dir / "kernel.cu") << kStructTranspose;
+  const ShowResult r = show_file(*tc, "09_transpose", dir / "kernel.cu", {17});
+  fs::remove_all(dir);
+  ASSERT_TRUE(r.ran()) << r.message;
+  EXPECT_EQ(r.verdict, Verdict::passed) << r.message;
+  ASSERT_FALSE(r.launches.empty());
+  const ShownTarget* tile = target_named(r.launches.front(), "tile");
+  ASSERT_NE(tile, nullptr);
+  EXPECT_TRUE(tile->shared);
+  ASSERT_EQ(tile->elements.size(), 73u) << "sizeof(Tile) / 4 words";
+  // Thread (1, 0) of the drawn block wrote word 1 (v[0][1]) at line 9 and read it at line 12.
+  std::vector<std::pair<protocol::TraceKind, int>> seen;
+  for (const auto& a : tile->elements[1]) seen.emplace_back(a.kind, a.line);
+  EXPECT_EQ(seen, (std::vector<std::pair<protocol::TraceKind, int>>{{protocol::TraceKind::write, 9},
+                                                                    {protocol::TraceKind::read, 12}}));
+}
+
 TEST(Show, AnUncoalescedMatmulsLoadsArePicturedOnTheirLines) {
   REQUIRE_CHECKED_SIM(tc);
   // Threads laid out the wrong way round: a warp's lanes walk down the rows of A and B (explain's

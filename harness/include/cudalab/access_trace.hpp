@@ -22,11 +22,15 @@ struct TraceLaunch {
   std::vector<int> barrier_lines;   ///< the `__syncthreads()` that ends each phase, in order (0: not known)
 };
 
+/// The widest element a trace names: a 16-byte vector (float4). Wider ones (a `__shared__`
+/// struct) are traced by 4-byte words.
+inline constexpr std::size_t kMaxTraceElementBytes = 16;
+
 /// A buffer or shared array the trace's accesses reached.
 struct TraceTarget {
   std::string name;               ///< the harness's buffer name ("A") or the shared array's ("tile"); "" unknown
   bool shared = false;            ///< a block's `__shared__` array (one per block)
-  std::size_t element_bytes = 4;  ///< bytes per element
+  std::size_t element_bytes = 4;  ///< bytes per element, at most kMaxTraceElementBytes
   std::size_t elements = 0;       ///< its length in elements
   std::size_t row_elements = 0;   ///< a 2D shared array's row length (`tile[16][17]`: 17); else 0
 };

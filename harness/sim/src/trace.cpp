@@ -64,7 +64,9 @@ std::uint32_t target_of(State& s, const Target& t) {
   protocol::TraceTarget target;
   target.name = t.name != nullptr ? *t.name : std::string();
   target.shared = t.shared;
-  target.element_bytes = t.element != 0 ? t.element : 4;
+  // A struct wider than the widest vector (a `__shared__` struct of arrays) has no one element
+  // size: it is drawn by 4-byte words, as an unknown element is.
+  target.element_bytes = t.element != 0 && t.element <= protocol::kMaxTraceElementBytes ? t.element : 4;
   target.elements = (t.end - t.begin) / target.element_bytes;
   target.row_elements = t.inner;
   const auto index = static_cast<std::uint32_t>(s.trace.targets.size());

@@ -74,7 +74,7 @@ void from_json(const json& j, AccessTrace& t) {
     TraceTarget target;
     target.name = kTrace.name_field(g, "name");
     target.shared = kTrace.flag_field(g, "shared");
-    target.element_bytes = kTrace.count_field(g, "element_bytes", 16);
+    target.element_bytes = kTrace.count_field(g, "element_bytes", kMaxTraceElementBytes);
     if (target.element_bytes == 0) kTrace.bad("element_bytes", "is 0");
     target.elements = kTrace.count_field(g, "elements", std::uint64_t{1} << 40);
     target.row_elements = kTrace.count_field(g, "row_elements", target.elements);

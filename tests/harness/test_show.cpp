@@ -204,7 +204,7 @@ TEST(Show, AScanThatReadsPastNIsDrawnBesideItsInput) {
 }
 
 /// A transpose staged through a `__shared__` struct of 292 bytes, wider than any element a trace
-/// names: thread (x, y) writes tile.v[y][x] (line 10) and reads it back after the barrier (line 12).
+/// names: thread (x, y) writes tile.v[y][x] (line 9) and reads it back after the barrier (line 12).
 constexpr const char* kStructTranspose = R"(#include <cuda_runtime.h>
 struct Tile {
   float v[8][9];

@@ -4,10 +4,10 @@
 // pointers, row-major; A is M×K, B is K×N, C is M×N; M, N, K >= 1, any shape.
 //
 // This is step 4 of the speed ladder (step4_vectorized_double_buffered.cu: shared tiles, 8×8
-// register blocking, float4 loads, double buffering, A transposed and padded) plus five ideas
-// that together take it from about 74 % to 89–90 % of cuBLAS SGEMM on an H100 at 2048³ and 4096³,
-// to 96–100 % at 1024³ and to 87–94 % at odd shapes such as 4095³ (docs/performance.md has the
-// measured tables):
+// register blocking, float4 loads, double buffering, A transposed and padded) plus six ideas
+// that together take it from about 74 % to 90.6 % of cuBLAS SGEMM on an H100 at 4096³ and 92 % at
+// 2048³, to 95–100 % at 1024³ and to 87–94 % at odd shapes such as 4095³ (docs/performance.md
+// has the measured tables):
 //  1. Warp tiles. The 8 warps of a block each own a 32×64 sub-tile of C, and a warp's 32 lanes
 //     are laid out 4×8 inside it. For one k, the warp then reads only 4 distinct float4 of A and
 //     8 of B from shared memory (the rest are broadcasts): fewer shared-memory wavefronts per FMA
@@ -32,6 +32,11 @@
 //     (M×K4) and B (K4×N4), K and N rounded up to multiples of 4 and the margins zero, in memory
 //     from the stream-ordered allocator. The copies cost about 2 % of the product; the 4-byte
 //     copies they replace cost 12 points at 4095³ (76 % of cuBLAS before, 87–88 % now).
+//  6. Whole tiles without checks. Where M and N are multiples of the block tile and K of the K
+//     tile, no copy can fall outside A, B or C, and a kernel instantiated with WHOLE_TILES has no
+//     range checks: no comparisons, no chosen source addresses, no zero-filling sizes, no stores
+//     column by column. Those instructions each took an issue slot from an FMA (idea 3): 2.2 to 2.5
+//     points of cuBLAS at 4096³ and 2048³ (88.4 → 90.6 %, 89.9 → 92.4 %).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -113,7 +118,8 @@ __device__ __forceinline__ void copies_done() {
 // Starts the copies of the K tile at k0 into one buffer of the shared tiles: A transposed
 // (A_tile[k][m], so a thread's 4 rows for one k are one float4), B as it is. Out of range, zeros.
 // B_VEC: 16-byte copies, which need N % 4 == 0 (a float4 is then wholly inside or outside).
-template <class T, bool B_VEC, bool A_REGS>
+// WHOLE_TILES: every copy is in range (idea 6).
+template <class T, bool B_VEC, bool A_REGS, bool WHOLE_TILES>
 __device__ __forceinline__ void copy_tiles(float (*A_tile)[T::BM + A_PAD], float (*B_tile)[T::BN],
                                            const float* __restrict__ A, const float* __restrict__ B, int M, int N,
                                            int K, int row0, int col0, int k0) {
@@ -121,7 +127,7 @@ __device__ __forceinline__ void copy_tiles(float (*A_tile)[T::BM + A_PAD], float
   for (int i = 0; i < (A_REGS ? 0 : T::A_COPIES); ++i) {
     const int m = threadIdx.x / 8 + (i % (T::BM / T::A_ROWS)) * T::A_ROWS;
     const int k = threadIdx.x % 8 + (i / (T::BM / T::A_ROWS)) * 8;
-    const bool in_range = row0 + m < M && k0 + k < K;
+    const bool in_range = WHOLE_TILES || (row0 + m < M && k0 + k < K);
     copy4(&A_tile[k][m], in_range ? A + static_cast<size_t>(row0 + m) * K + k0 + k : A, in_range);
   }
   if (B_VEC) {
@@ -130,7 +136,7 @@ __device__ __forceinline__ void copy_tiles(float (*A_tile)[T::BM + A_PAD], float
       const int f = threadIdx.x + i * T::THREADS;  // which float4 of the BK×BN tile
       const int k = f / (T::BN / 4);
       const int n = (f % (T::BN / 4)) * 4;
-      const bool in_range = k0 + k < K && col0 + n < N;
+      const bool in_range = WHOLE_TILES || (k0 + k < K && col0 + n < N);
       copy16(&B_tile[k][n], in_range ? B + static_cast<size_t>(k0 + k) * N + col0 + n : B, in_range);
     }
   } else {
@@ -147,7 +153,7 @@ __device__ __forceinline__ void copy_tiles(float (*A_tile)[T::BM + A_PAD], float
 
 // A through registers, where its rows are 16-byte aligned: one float4 load per 4 elements (the
 // 4-byte copies of A cost 6 points at 4096³), written transposed before the barrier.
-template <class T>
+template <class T, bool WHOLE_TILES>
 __device__ __forceinline__ void load_a(const float* __restrict__ A, int M, int K, int row0, int k0,
                                        float4 (&a)[T::A_LOADS]) {
 #pragma unroll
@@ -155,8 +161,9 @@ __device__ __forceinline__ void load_a(const float* __restrict__ A, int M, int K
     const int f = threadIdx.x + i * T::THREADS;  // which float4 of the BM×BK tile
     const int g_row = row0 + f / (T::BK / 4);
     const int g_k = k0 + (f % (T::BK / 4)) * 4;
-    a[i] = (g_row < M && g_k < K) ? *reinterpret_cast<const float4*>(A + static_cast<size_t>(g_row) * K + g_k)
-                                  : make_float4(0.f, 0.f, 0.f, 0.f);
+    a[i] = (WHOLE_TILES || (g_row < M && g_k < K))
+               ? *reinterpret_cast<const float4*>(A + static_cast<size_t>(g_row) * K + g_k)
+               : make_float4(0.f, 0.f, 0.f, 0.f);
   }
 }
 template <class T>
@@ -195,7 +202,7 @@ __device__ __forceinline__ void load_fragments(const float (*A_tile)[T::BM + A_P
   }
 }
 
-template <class T, bool B_VEC, bool A_REGS>
+template <class T, bool B_VEC, bool A_REGS, bool WHOLE_TILES = false>
 __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     matmul_warp_tiled(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N,
                       int K, int c_cols, bool c_vec) {
@@ -225,10 +232,10 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
   const int steps = (K + T::BK - 1) / T::BK;
   float4 a_next[A_REGS ? T::A_LOADS : 1];  // A_REGS: the next tile of A, on its way
   if (A_REGS) {
-    load_a<T>(A, M, K, row0, 0, reinterpret_cast<float4(&)[T::A_LOADS]>(a_next));
+    load_a<T, WHOLE_TILES>(A, M, K, row0, 0, reinterpret_cast<float4(&)[T::A_LOADS]>(a_next));
     store_a<T>(A_tiles[0], reinterpret_cast<float4(&)[T::A_LOADS]>(a_next));
   }
-  copy_tiles<T, B_VEC, A_REGS>(A_tiles[0], B_tiles[0], A, B, M, N, K, row0, col0, 0);
+  copy_tiles<T, B_VEC, A_REGS, WHOLE_TILES>(A_tiles[0], B_tiles[0], A, B, M, N, K, row0, col0, 0);
   copies_done();
   __syncthreads();
   load_fragments<T>(A_tiles[0], B_tiles[0], 0, m0, n0, a_frag[0], b_frag[0]);
@@ -239,8 +246,10 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     // The other buffer was last read before the previous barrier: the next tile's copies can
     // start now, and have the whole tile's FMAs to arrive.
     if (more) {
-      if (A_REGS) load_a<T>(A, M, K, row0, (s + 1) * T::BK, reinterpret_cast<float4(&)[T::A_LOADS]>(a_next));
-      copy_tiles<T, B_VEC, A_REGS>(A_tiles[cur ^ 1], B_tiles[cur ^ 1], A, B, M, N, K, row0, col0, (s + 1) * T::BK);
+      if (A_REGS)
+        load_a<T, WHOLE_TILES>(A, M, K, row0, (s + 1) * T::BK, reinterpret_cast<float4(&)[T::A_LOADS]>(a_next));
+      copy_tiles<T, B_VEC, A_REGS, WHOLE_TILES>(A_tiles[cur ^ 1], B_tiles[cur ^ 1], A, B, M, N, K, row0, col0,
+                                                (s + 1) * T::BK);
     }
 
 #pragma unroll
@@ -266,17 +275,17 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
 
   // Write the micro-tile: 4 consecutive columns at a time, as one float4 where they are all
   // inside C and aligned, element by element at the right edge or when c_cols % 4 != 0. C has
-  // c_cols columns: N, or fewer where B was padded (idea 5).
+  // c_cols columns: N, or fewer where B was padded (idea 5). Whole tiles: all inside, aligned.
 #pragma unroll
   for (int i = 0; i < T::TM; ++i) {
     const int row = row0 + m0 + (i / 4) * T::SUB_M + i % 4;
-    if (row >= M) continue;
+    if (!WHOLE_TILES && row >= M) continue;
     float* c_row = C + static_cast<size_t>(row) * c_cols;
 #pragma unroll
     for (int g = 0; g < T::GN; ++g) {
       const int col = col0 + n0 + g * T::SUB_N;
       const float* v = &acc[i][g * 4];
-      if (c_vec && col < c_cols) {  // c_cols % 4 == 0, so col < c_cols means col + 3 < c_cols
+      if (WHOLE_TILES || (c_vec && col < c_cols)) {  // c_cols % 4 == 0: col < c_cols means col + 3 < c_cols
         *reinterpret_cast<float4*>(c_row + col) = make_float4(v[0], v[1], v[2], v[3]);
       } else {
 #pragma unroll
@@ -327,7 +336,13 @@ void launch(const float* A, const float* B, float* C, int M, int N, int K) {
 void launch_large_aligned(const float* A, const float* B, float* C, int M, int N, int K, int c_cols) {
   const auto blocks = static_cast<int>(tile_count<Large>(M, N));
   const bool c_vec = c_cols % 4 == 0 && aligned16(C);
-  matmul_warp_tiled<Large, true, true><<<blocks, Large::THREADS>>>(A, B, C, M, N, K, c_cols, c_vec);
+  // Idea 6: whole tiles of a C as wide as B, whose rows take float4 stores.
+  const bool whole_tiles = M % Large::BM == 0 && N % Large::BN == 0 && K % Large::BK == 0 && c_cols == N && c_vec;
+  if (whole_tiles) {
+    matmul_warp_tiled<Large, true, true, true><<<blocks, Large::THREADS>>>(A, B, C, M, N, K, c_cols, c_vec);
+  } else {
+    matmul_warp_tiled<Large, true, true><<<blocks, Large::THREADS>>>(A, B, C, M, N, K, c_cols, c_vec);
+  }
   check(cudaGetLastError(), "launch of matmul_warp_tiled");
 }
 

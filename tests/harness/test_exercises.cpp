@@ -595,6 +595,24 @@ TEST(MatmulReference, ItsPaddedPathIsRightOnTheSimulator) {
   EXPECT_NE(kernels[2].find("matmul_warp_tiled<Large, true, true>"), std::string::npos) << kernels[2];
 }
 
+// Where M and N are multiples of its 128×128 tiles and K of 16, 03's reference launches a kernel
+// without range checks. With 2 simulated SMs, 256³ (4 large tiles) takes that path.
+TEST(MatmulReference, ItsWholeTilePathIsRightOnTheSimulator) {
+  REQUIRE_BACKEND(Backend::sim, toolchain);
+  const fs::path file = source_dir / "solutions" / "03_matmul" / "kernel.cu";
+  REQUIRE_FILE(file);
+  const ScopedVariable sms("CUDALAB_SIM_THREADS", "2");
+  CheckOptions options = test_options();
+  options.only_sizes = {256};
+  const auto r = check_exercise(*find_task("03_matmul"), *toolchain, file, options);
+  ASSERT_EQ(r.verdict, Verdict::passed) << all_text(r);
+  ASSERT_EQ(r.cases.size(), 1u);
+  ASSERT_TRUE(r.cases[0].launches_recorded);
+  ASSERT_EQ(r.cases[0].records.launches.size(), 1u);
+  EXPECT_NE(r.cases[0].records.launches[0].kernel.find("matmul_warp_tiled<Large, true, true, true>"), std::string::npos)
+      << r.cases[0].records.launches[0].kernel;
+}
+
 /// A cache folder of its own, so that no test finds another's verdict there.
 ToolchainConfig front_end_config(const char* name) {
   ToolchainConfig config;

@@ -572,23 +572,35 @@ class ScopedVariable {
   std::optional<std::string> old_;
 };
 
-// 03's reference multiplies zero-padded copies of A and B where K or N is not a multiple of 4 and
-// its grid has a large tile per SM. The simulator has one SM per host thread, so with 2 threads
-// 255×257×129 (6 large tiles) takes that path whatever the machine; the checked run checks it too.
-TEST(MatmulReference, ItsPaddedPathIsRightOnTheSimulator) {
-  REQUIRE_BACKEND(Backend::sim, toolchain);
-  const fs::path file = source_dir / "solutions" / "03_matmul" / "kernel.cu";
-  REQUIRE_FILE(file);
+/// 03's reference checked on the simulator at one size of its cases, with 2 simulated SMs (one per
+/// host thread), so that the path its grid takes is the same on every machine.
+ExerciseResult check_matmul_reference(const Toolchain& toolchain, int size) {
   const ScopedVariable sms("CUDALAB_SIM_THREADS", "2");
   CheckOptions options = test_options();
-  options.only_sizes = {255};
-  const auto r = check_exercise(*find_task("03_matmul"), *toolchain, file, options);
+  options.only_sizes = {size};
+  return check_exercise(*find_task("03_matmul"), toolchain, source_dir / "solutions" / "03_matmul" / "kernel.cu",
+                        options);
+}
+
+/// The kernels the first case of `r` launched, in order.
+std::vector<std::string> launched_kernels(const ExerciseResult& r) {
+  std::vector<std::string> kernels;
+  for (const auto& l : r.cases.at(0).records.launches) kernels.push_back(l.kernel);
+  return kernels;
+}
+
+// 03's reference multiplies zero-padded copies of A and B where K or N is not a multiple of 4 and
+// its grid has a large tile per SM: 255×257×129 (6 large tiles) takes that path with 2 SMs; the
+// checked run checks it too.
+TEST(MatmulReference, ItsPaddedPathIsRightOnTheSimulator) {
+  REQUIRE_BACKEND(Backend::sim, toolchain);
+  REQUIRE_FILE(source_dir / "solutions" / "03_matmul" / "kernel.cu");
+  const auto r = check_matmul_reference(*toolchain, 255);
   ASSERT_EQ(r.verdict, Verdict::passed) << all_text(r);
   EXPECT_TRUE(r.full_check) << r.checked_note;
   ASSERT_EQ(r.cases.size(), 1u);
   ASSERT_TRUE(r.cases[0].launches_recorded);
-  std::vector<std::string> kernels;
-  for (const auto& l : r.cases[0].records.launches) kernels.push_back(l.kernel);
+  const auto kernels = launched_kernels(r);
   ASSERT_EQ(kernels.size(), 3u) << testing::PrintToString(kernels);
   EXPECT_EQ(kernels[0], "copy_padded");
   EXPECT_EQ(kernels[1], "copy_padded");
@@ -596,21 +608,17 @@ TEST(MatmulReference, ItsPaddedPathIsRightOnTheSimulator) {
 }
 
 // Where M and N are multiples of its 128×128 tiles and K of 16, 03's reference launches a kernel
-// without range checks. With 2 simulated SMs, 256³ (4 large tiles) takes that path.
+// without range checks: 256³ (4 large tiles) takes that path with 2 SMs.
 TEST(MatmulReference, ItsWholeTilePathIsRightOnTheSimulator) {
   REQUIRE_BACKEND(Backend::sim, toolchain);
-  const fs::path file = source_dir / "solutions" / "03_matmul" / "kernel.cu";
-  REQUIRE_FILE(file);
-  const ScopedVariable sms("CUDALAB_SIM_THREADS", "2");
-  CheckOptions options = test_options();
-  options.only_sizes = {256};
-  const auto r = check_exercise(*find_task("03_matmul"), *toolchain, file, options);
+  REQUIRE_FILE(source_dir / "solutions" / "03_matmul" / "kernel.cu");
+  const auto r = check_matmul_reference(*toolchain, 256);
   ASSERT_EQ(r.verdict, Verdict::passed) << all_text(r);
   ASSERT_EQ(r.cases.size(), 1u);
   ASSERT_TRUE(r.cases[0].launches_recorded);
-  ASSERT_EQ(r.cases[0].records.launches.size(), 1u);
-  EXPECT_NE(r.cases[0].records.launches[0].kernel.find("matmul_warp_tiled<Large, true, true, true>"), std::string::npos)
-      << r.cases[0].records.launches[0].kernel;
+  const auto kernels = launched_kernels(r);
+  ASSERT_EQ(kernels.size(), 1u) << testing::PrintToString(kernels);
+  EXPECT_NE(kernels[0].find("matmul_warp_tiled<Large, true, true, true>"), std::string::npos) << kernels[0];
 }
 
 /// A cache folder of its own, so that no test finds another's verdict there.

@@ -268,6 +268,46 @@ TEST(SimMemory, AtomicsFromManyBlocksAreExact) {
   EXPECT_EQ(r.ticket[0], total);
 }
 
+struct LibcuResults {
+  int sum;
+  int min, max;
+  float fmax;
+  unsigned block_hits;
+  unsigned counter;
+  unsigned std_or;
+  int exchanged;
+  float total;
+};
+
+// <cuda/atomic> and <cuda/std/atomic>: the simulator's own headers, over the host's atomics.
+TEST(SimMemory, LibcuAtomicsAndTheAcquireReleaseTicket) {
+  ENTRY("libcu_atomic.cu", libcu_atomics, int(const float*, int, int, LibcuResults*));
+  const int blocks = 48, threads = 64, total = blocks * threads;
+  std::vector<float> x(total);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (float& v : x) v = dist(rng);
+  for (int round = 0; round < 2; ++round) {  // the last block resets the ticket and the counter
+    LibcuResults r{};
+    ASSERT_EQ(libcu_atomics(x.data(), blocks, threads, &r), cudaSuccess);
+    EXPECT_EQ(r.sum, 2 * total);
+    EXPECT_EQ(r.min, -(total - 1));
+    EXPECT_EQ(r.max, total - 1);
+    EXPECT_EQ(r.fmax, *std::max_element(x.begin(), x.end()));
+    EXPECT_EQ(r.block_hits, static_cast<unsigned>(total));
+    EXPECT_EQ(r.counter, static_cast<unsigned>(blocks)) << "round " << round;
+    EXPECT_EQ(r.std_or, 0xffffffffu);
+    EXPECT_EQ(r.exchanged, 16);
+    float expected = 0.0f;  // the kernel's order: each block's elements, then the blocks in order
+    for (int b = 0; b < blocks; ++b) {
+      float part = 0.0f;
+      for (int i = 0; i < threads; ++i) part += x[b * threads + i];
+      expected += part;
+    }
+    EXPECT_EQ(r.total, expected) << "round " << round;
+  }
+}
+
 TEST(SimMemory, ConstantMemoryAndDeviceVariables) {
   ENTRY("memory.cu", constant_memory, int(const float*, int, const float*, float*, int, int*, int*));
   const float c[4] = {1.0f, -2.0f, 0.5f, 0.25f};

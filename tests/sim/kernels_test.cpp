@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -305,6 +306,36 @@ TEST(SimMemory, LibcuAtomicsAndTheAcquireReleaseTicket) {
       expected += part;
     }
     EXPECT_EQ(r.total, expected) << "round " << round;
+  }
+}
+
+struct LibcuStd {
+  float max;
+  float min;
+  int sorted_pairs;
+  std::uint32_t bits;
+  unsigned blocks;
+  unsigned rounded_up;
+  unsigned rounded_down;
+};
+
+// <cuda/std/...> and <cuda/cmath>: the host's standard library as cuda::std, and ceil_div.
+TEST(SimMemory, LibcuStdHeadersAndCeilDiv) {
+  ENTRY("libcu_std.cu", libcu_std, int(const float*, int, int, LibcuStd*));
+  for (const int n : {1, 31, 1000, 4097}) {
+    std::vector<float> x(n);
+    std::mt19937 rng(n);
+    std::uniform_real_distribution<float> dist(0.5f, 100.0f);
+    for (float& v : x) v = dist(rng);
+    LibcuStd r{};
+    ASSERT_EQ(libcu_std(x.data(), n, 128, &r), cudaSuccess) << "n=" << n;
+    EXPECT_EQ(r.max, *std::max_element(x.begin(), x.end())) << "n=" << n;
+    EXPECT_EQ(r.min, *std::min_element(x.begin(), x.end())) << "n=" << n;
+    EXPECT_EQ(r.sorted_pairs, n) << "n=" << n;
+    EXPECT_EQ(r.bits, static_cast<std::uint32_t>(std::bit_width(static_cast<unsigned>(n)))) << "n=" << n;
+    EXPECT_EQ(r.blocks, static_cast<unsigned>((n + 127) / 128)) << "n=" << n;
+    EXPECT_EQ(r.rounded_up, static_cast<unsigned>((n + 31) / 32 * 32)) << "n=" << n;
+    EXPECT_EQ(r.rounded_down, static_cast<unsigned>(n / 32 * 32)) << "n=" << n;
   }
 }
 

@@ -108,6 +108,18 @@ TEST(SimToolchain, TranslatorErrorsInAHeaderNameTheHeader) {
   EXPECT_EQ(r.diagnostics.rfind((s.root / "src" / "util" / "bad.cuh").string() + ":3:", 0), 0u) << r.diagnostics;
 }
 
+// libcu++ headers the simulator cannot run fail with a line that names them, not "No such file".
+TEST(SimToolchain, AnUnsimulatedLibcuHeaderSaysSoInOneLine) {
+  const Scratch s("unsimulated-libcu");
+  s.write("kernel.cu", "#include <cuda/std/limits>\n#include <cuda/barrier>\n__global__ void k() {}\n");
+  const CompileResult r = make_sim_toolchain(s.config)->compile(s.root / "src" / "kernel.cu");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diagnostics.find("cudalab's CPU simulator does not run <cuda/barrier>"), std::string::npos)
+      << r.diagnostics;
+  EXPECT_NE(r.diagnostics.find((s.root / "src" / "kernel.cu").string() + ":2"), std::string::npos) << r.diagnostics;
+  EXPECT_EQ(r.diagnostics.find("No such file"), std::string::npos) << r.diagnostics;
+}
+
 // A file without headers of its own compiles once wherever its copies lie (a scratch copy of the
 // project, identical submissions): the second copy's module comes from the cache, and the
 // compiler's messages name the copy asked for. With a header of its own, each copy compiles.

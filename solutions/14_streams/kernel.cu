@@ -82,7 +82,7 @@ void solve(const float* x, float* y, int n) {
   }
   for (long long c = 0; c < chunks; ++c) {
     const int r = static_cast<int>(c % ring);
-    cudaStream_t back = work[c % 2];
+    cudaStream_t work_stream = work[c % 2];
     const long long first = c * chunk;
     const int count = static_cast<int>(std::min<long long>(chunk, n - first));
     const size_t bytes = static_cast<size_t>(count) * sizeof(float);
@@ -91,11 +91,11 @@ void solve(const float* x, float* y, int n) {
     check(cudaMemcpyAsync(d_x[r], x + first, bytes, cudaMemcpyHostToDevice, in), "cudaMemcpyAsync in");
     check(cudaEventRecord(copied_in[r], in), "cudaEventRecord");
 
-    check(cudaStreamWaitEvent(back, copied_in[r], 0), "cudaStreamWaitEvent");
-    hypotenuse<<<(count + THREADS - 1) / THREADS, THREADS, 0, back>>>(d_x[r], d_y[r], count);
+    check(cudaStreamWaitEvent(work_stream, copied_in[r], 0), "cudaStreamWaitEvent");
+    hypotenuse<<<(count + THREADS - 1) / THREADS, THREADS, 0, work_stream>>>(d_x[r], d_y[r], count);
     check(cudaGetLastError(), "launch of hypotenuse");
-    check(cudaMemcpyAsync(y + first, d_y[r], bytes, cudaMemcpyDeviceToHost, back), "cudaMemcpyAsync out");
-    check(cudaEventRecord(copied_out[r], back), "cudaEventRecord");
+    check(cudaMemcpyAsync(y + first, d_y[r], bytes, cudaMemcpyDeviceToHost, work_stream), "cudaMemcpyAsync out");
+    check(cudaEventRecord(copied_out[r], work_stream), "cudaEventRecord");
   }
   // The buffers are freed on `in` once both work streams are done. (A wait takes the event as last
   // recorded, so one event serves both streams.)

@@ -371,6 +371,7 @@ enum class FindingKind {
   shuffle_source,  ///< a shuffle read a lane that took no part (outside the mask or the block): undefined
   order,           ///< the result depends on the order the threads run in
   unsynchronized,  ///< solve returned while a stream still had work queued that nothing waited for
+  stream_order,    ///< copies or kernels on two streams touched one word, one wrote, and nothing ordered them
   host_memory,     ///< a kernel read or wrote host memory (page-locked or managed) where the data stays on the device
 };
 const char* finding_kind_name(FindingKind kind);

@@ -71,7 +71,34 @@ struct Cell {
   Stamp write;
   Stamp read;
   bool init = false;  // global memory: written since it was allocated
+  // Global memory: the stream operations (copy, memset, launch) that last wrote and read the word;
+  // 0: none, or the host's own access.
+  std::uint32_t op_write = 0;
+  std::uint32_t op_read = 0;
 };
+
+/// The stream operation running now and its order against the earlier ones (runtime.cpp says
+/// which finished before it may start). Used on the launching thread, as the cells are.
+struct StreamOps {
+  std::uint32_t base = 1;                                   // ids below this have finished: the host waited for all
+  std::uint32_t current = 0;                                // 0: none (the host's own access, or order not checked)
+  std::vector<std::uint8_t> ordered;                        // by id - base, for the ids before `current`
+  std::vector<std::pair<std::string, std::uintptr_t>> ops;  // by id - base: what, and where it was called
+  bool reported = false;                                    // one finding per operation
+};
+
+StreamOps& stream_ops() {
+  static auto* o = new StreamOps;  // never destroyed, as the rest
+  return *o;
+}
+
+/// Whether `op`, which touched a word, may still be running while the current operation does.
+bool unordered(std::uint32_t op) {
+  const StreamOps& o = stream_ops();
+  if (op == 0 || o.current == 0 || op == o.current || op < o.base) return false;
+  const std::size_t i = op - o.base;
+  return i < o.ordered.size() && o.ordered[i] == 0;
+}
 
 /// A region whose accesses are checked.
 struct Region {
@@ -385,6 +412,26 @@ void defer_cells(Region& r, bool written) {
   r.cells_pending.store(true, std::memory_order_release);  // cells_for decides whether there are any
 }
 
+/// The current stream operation touched the word at `a` of `r` (writing, or not) that operation
+/// `other` had written (`other_wrote`) or read, and nothing ordered the two. Called without the lock.
+void report_stream_order(const Region& r, std::uintptr_t a, unsigned size, bool write, std::uint32_t other,
+                         bool other_wrote) {
+  StreamOps& o = stream_ops();
+  if (o.reported || o.current < o.base || other < o.base) return;
+  const std::size_t now = o.current - o.base;
+  const std::size_t then = other - o.base;
+  if (now >= o.ops.size() || then >= o.ops.size()) return;
+  o.reported = true;
+  protocol::Finding f;
+  f.kind = FindingKind::stream_order;
+  f.target = element_name(r, a, size);
+  f.bytes = size;
+  f.access.write = write;
+  f.where = o.ops[now].first + (write ? " writes " : " reads ") + f.target + ", which " + o.ops[then].first +
+            (other_wrote ? " wrote" : " read") + ", and nothing orders the two: on a GPU they may run at the same time";
+  report_host(std::move(f), o.ops[now].second, o.ops[then].second);
+}
+
 void check_cells(Ctx& c, Region& r, std::uintptr_t a, unsigned size, bool write, std::uintptr_t pc) {
   if (r.cells_pending.load(std::memory_order_acquire)) make_cells(r);
   if (r.cells.empty()) return;
@@ -425,6 +472,16 @@ void check_cells(Ctx& c, Region& r, std::uintptr_t a, unsigned size, bool write,
         reported_race = true;
         report_race(c, r, a, size, write, pc, cell.read, false, own);
       }
+    }
+    if (!r.shared && !r.local && stream_ops().current != 0) {
+      // Between stream operations: a kernel against the copies and kernels of other streams.
+      if (unordered(cell.op_write)) {
+        report_stream_order(r, a, size, write, cell.op_write, true);
+      } else if (write && unordered(cell.op_read)) {
+        report_stream_order(r, a, size, write, cell.op_read, false);
+      }
+      if (write || c.atomic) cell.op_write = stream_ops().current;
+      if (reads) cell.op_read = stream_ops().current;
     }
     Stamp now;
     now.pc = pc;
@@ -643,19 +700,81 @@ void report_host(protocol::Finding f, std::uintptr_t pc, std::uintptr_t other_pc
   add(std::move(f), pc, other_pc);
 }
 
-void host_wrote(const void* p, std::size_t bytes) {
+namespace {
+
+/// A copy or memset wrote (`write`) or read [p, p + bytes): marks the words, and reports the first
+/// one that another stream's operation may still be using.
+void host_touched(const void* p, std::size_t bytes, bool write) {
   const auto a = reinterpret_cast<std::uintptr_t>(p);
-  Global& g = global();
-  std::lock_guard lock(g.mutex);
-  Region* r = find_region(a);
-  if (r == nullptr || bytes == 0) return;
-  make_cells_locked(*r);
-  if (r->cells.empty()) return;
-  const std::uintptr_t lo = std::max(a, r->begin);
-  const std::uintptr_t hi = std::min(a + bytes, r->end);
-  for (std::uintptr_t w = (lo - r->begin) / kWord; lo < hi && w <= (hi - 1 - r->begin) / kWord; ++w) {
-    r->cells[w].init = true;
+  const std::uint32_t op = stream_ops().current;
+  const Region* conflict_region = nullptr;
+  std::uintptr_t conflict_at = 0;
+  std::uint32_t other = 0;
+  bool other_wrote = false;
+  {
+    Global& g = global();
+    std::lock_guard lock(g.mutex);
+    Region* r = find_region(a);
+    if (r == nullptr || bytes == 0) return;
+    make_cells_locked(*r);
+    if (r->cells.empty()) return;
+    const std::uintptr_t lo = std::max(a, r->begin);
+    const std::uintptr_t hi = std::min(a + bytes, r->end);
+    for (std::uintptr_t w = (lo - r->begin) / kWord; lo < hi && w <= (hi - 1 - r->begin) / kWord; ++w) {
+      Cell& cell = r->cells[w];
+      if (other == 0 && op != 0) {
+        if (unordered(cell.op_write)) {
+          other = cell.op_write;
+          other_wrote = true;
+        } else if (write && unordered(cell.op_read)) {
+          other = cell.op_read;
+        }
+        if (other != 0) {
+          conflict_region = r;
+          conflict_at = r->begin + w * kWord;
+        }
+      }
+      if (write) {
+        cell.init = true;
+        cell.op_write = op;
+      } else {
+        cell.op_read = op;
+      }
+    }
   }
+  // Regions are released only by cudaFree, which the host cannot call during this copy.
+  if (other != 0) report_stream_order(*conflict_region, conflict_at, kWord, write, other, other_wrote);
+}
+
+}  // namespace
+
+void host_wrote(const void* p, std::size_t bytes) { host_touched(p, bytes, true); }
+
+void host_read(const void* p, std::size_t bytes) { host_touched(p, bytes, false); }
+
+void stream_op_began(std::uint32_t id, std::uint32_t base, std::vector<std::uint8_t> ordered, std::string what,
+                     std::uintptr_t pc) {
+  StreamOps& o = stream_ops();
+  o.current = id;
+  o.reported = false;
+  if (id == 0) return;
+  if (base != o.base) {
+    o.base = base;
+    o.ops.clear();
+  }
+  o.ordered = std::move(ordered);
+  if (o.ops.size() < id - base + 1) o.ops.resize(id - base + 1);
+  o.ops[id - base] = {std::move(what), pc};
+}
+
+void stream_op_ended() { stream_ops().current = 0; }
+
+void stream_ops_finished(std::uint32_t base) {
+  StreamOps& o = stream_ops();
+  o.base = base;
+  o.current = 0;
+  o.ordered.clear();
+  o.ops.clear();
 }
 
 void launch_begin(const cudalab_sim_launch_desc& desc) {

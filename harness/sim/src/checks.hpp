@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cudalab/protocol.hpp"
 #include "cudalab_sim/device.hpp"
@@ -46,6 +47,17 @@ void report_launch(protocol::FindingKind kind, const char* kernel, const std::st
 void report_host(protocol::Finding f, std::uintptr_t pc, std::uintptr_t other_pc);
 /// The host wrote [p, p + bytes) of device memory (a copy, a memset): it counts as written.
 void host_wrote(const void* p, std::size_t bytes);
+/// A copy read [p, p + bytes) of device memory.
+void host_read(const void* p, std::size_t bytes);
+/// Stream operation `id` (a copy, a memset, a launch: `what`, called at `pc`) begins. Of the
+/// operations since the last full wait, ids `base` on, `ordered[id - base]` says which finished
+/// before it may start; a word that one of the others wrote (or read, where this one writes) is a
+/// finding of kind stream_order.
+void stream_op_began(std::uint32_t id, std::uint32_t base, std::vector<std::uint8_t> ordered, std::string what,
+                     std::uintptr_t pc);
+void stream_op_ended();
+/// The host waited for all work: every operation before `base` has finished.
+void stream_ops_finished(std::uint32_t base);
 
 // ---- the executor (exec.cpp) ----
 void launch_begin(const cudalab_sim_launch_desc& desc);

@@ -846,9 +846,11 @@ void cudalab_sim_launch(const cudalab_sim_launch_desc* desc, void (*thunk)(void*
       thread_order != cudalab::protocol::ThreadOrder::forward)
     helpers = 0;
   if (checks::active) {
+    begin_stream_op(desc->stream, std::string("kernel '") + desc->name + "'");
     checks::launch_begin(*desc);
     run_blocks(job);
     checks::launch_end();
+    end_stream_op();
   } else if (helpers == 0) {
     run_blocks(job);
   } else {

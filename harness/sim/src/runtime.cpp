@@ -35,6 +35,7 @@ struct CUstream_st {
   unsigned flags = 0;
   bool destroyed = false;  // the handle is gone; kept while its work is pending
   unsigned number = 0;     // 1 for the first stream created since solve's last return
+  std::uint64_t uid = 0;   // unique for the process: tells a new stream from one freed at its address
   std::uintptr_t created_pc = 0;
   std::uint64_t seq = 0;  // operations enqueued
   StreamClock clock;      // what the stream's last operation waits for, itself included
@@ -78,6 +79,16 @@ struct State {
   StreamClock done;                // per stream, the last operation the host knows has finished
   std::set<CUstream_st*> tracked;  // streams with operations (destroyed ones until they finish)
   unsigned streams_created = 0;    // since solve's last return (names streams in messages)
+  std::uint64_t stream_uids = 0;
+  // The checks' operations (copies, memsets, launches) since the host last waited for everything,
+  // with ids from ops_base on: which stream, and its sequence number there.
+  struct Op {
+    CUstream_st* stream;
+    std::uint64_t uid;
+    std::uint64_t seq;
+  };
+  std::vector<Op> ops;
+  std::uint32_t ops_base = 1;
   std::unordered_map<const void*, std::size_t> max_dynamic_shared;
 };
 
@@ -224,6 +235,22 @@ void device_waited(State& s) {
   StreamClock all;
   for (CUstream_st* st : s.tracked) merge(all, st->clock);
   host_waited(s, all);
+  if (!s.ops.empty()) {
+    s.ops_base += static_cast<std::uint32_t>(s.ops.size());
+    s.ops.clear();
+    checks::stream_ops_finished(s.ops_base);
+  }
+}
+
+/// Whether `op`, on stream `o.stream`, has finished before an operation on `st` whose clock is `c`
+/// may start: the same stream, a wait the clock carries, or a host wait.
+bool finished_before(const State& s, const State::Op& o, const CUstream_st* st, const StreamClock& c) {
+  const bool alive = o.stream == &s.legacy || o.stream == &s.per_thread ||
+                     ((s.streams.contains(o.stream) || s.tracked.contains(o.stream)) && o.stream->uid == o.uid);
+  if (!alive || o.stream == st) return true;  // a stream gone is a stream whose work was all done
+  if (const auto d = s.done.find(o.stream); d != s.done.end() && d->second >= o.seq) return true;
+  const auto it = c.find(o.stream);
+  return it != c.end() && it->second >= o.seq;
 }
 
 /// Work `what` (a copy, a memset) issued on `stream` at the submission's `pc`; a synchronous call
@@ -378,8 +405,11 @@ cudaError_t copy(const char* api, void* dst, const void* src, std::size_t count,
     call.cause = std::move(overrun);
     return failed(cudaErrorInvalidValue, std::move(call));
   }
+  if (record) begin_stream_op(stream, std::string(api) + " (" + kind_name(kind) + ")");
+  if (checks::active && src_allocated) checks::host_read(src, count);
   std::memmove(dst, src, count);
   if (checks::active) checks::host_wrote(dst, count);
+  if (record) end_stream_op();
   if (record) {
     records::record_copy(api, static_cast<int>(kind), dst, src, count, stream);
     // cudaMemcpy returns when the copy is done (but for device to device), and it waits on the
@@ -406,8 +436,10 @@ cudaError_t fill(const char* api, void* ptr, int value, std::size_t count, cudaS
     return failed(cudaErrorInvalidValue,
                   records::explain_failed_memset(api, ptr, value, count, cudaGetErrorName(cudaErrorInvalidValue)));
   }
+  begin_stream_op(stream, api);
   std::memset(ptr, value, count);
   if (checks::active) checks::host_wrote(ptr, count);
+  end_stream_op();
   stream_work(stream, std::string(api) + " of " + std::to_string(count) + " bytes", false);
   return cudaSuccess;
 }
@@ -476,6 +508,45 @@ bool device_accessible(const void* p) {
   if (it == s.allocations.begin()) return false;
   --it;
   return a - it->first <= it->second.bytes;  // inside, or one past the end (a loop's end pointer)
+}
+
+/// The checks' view of an operation about to run on `stream` (a copy, a memset, a launch): its id,
+/// and which of the operations before it are ordered before it, computed as enqueue will order it.
+void begin_stream_op(cudaStream_t stream, std::string what) {
+  if (!checks::active) return;
+  State& s = state();
+  std::vector<std::uint8_t> ordered;
+  std::uint32_t id = 0;
+  std::uint32_t base = 0;
+  {
+    std::lock_guard lock(s.mutex);
+    CUstream_st* st = stream_state(s, stream);
+    StreamClock c = st->clock;
+    if (st == &s.legacy) {
+      for (CUstream_st* other : s.tracked) {
+        if (other != st && blocking(other)) merge(c, other->clock);
+      }
+    } else if (blocking(st)) {
+      merge(c, s.legacy.clock);
+    }
+    constexpr std::size_t kMaxOps = 4096;  // beyond this many since the last full wait, order is not checked
+    if (s.ops.size() >= kMaxOps) return;
+    ordered.reserve(s.ops.size());
+    for (const State::Op& o : s.ops) ordered.push_back(finished_before(s, o, st, c) ? 1 : 0);
+    base = s.ops_base;
+    id = base + static_cast<std::uint32_t>(s.ops.size());
+    s.ops.push_back({st, st->uid, st->seq + 1});  // the seq that enqueue gives it next
+    if (st == &s.per_thread) {
+      what += " on cudaStreamPerThread";
+    } else if (st != &s.legacy) {
+      what += " on stream " + std::to_string(st->number);
+    }
+  }
+  checks::stream_op_began(id, base, std::move(ordered), std::move(what), submission_pc());
+}
+
+void end_stream_op() {
+  if (checks::active) checks::stream_op_ended();
 }
 
 void record_launch(const cudalab_sim_launch_desc& d, std::size_t static_shared) {
@@ -915,6 +986,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags)
   auto* st = new CUstream_st;
   st->flags = flags;
   st->number = ++s.streams_created;
+  st->uid = ++s.stream_uids;
   st->created_pc = submission_pc();
   s.streams.insert(st);
   *pStream = st;

@@ -207,6 +207,13 @@ std::pair<std::string, std::string> describe(const Finding& f, const std::map<st
               "the host sees a stream's results only after waiting for it: call cudaStreamSynchronize(stream) for "
               "every stream you queued work on (or cudaDeviceSynchronize()) before solve returns"};
     }
+    case FindingKind::stream_order: {
+      const Placed then = f.other ? place_of(*f.other, places) : Placed{};
+      return {fmt::format("{}{}{}", where_at, f.where, then.at.empty() ? "" : " (at " + then.at + ")"),
+              "work on two streams runs in any order unless you order it: after the first operation, "
+              "cudaEventRecord(event, its stream); before the second, cudaStreamWaitEvent(the second stream, event) "
+              "(or queue both on one stream)"};
+    }
     case FindingKind::host_memory:
       return {fmt::format("{}{} {} {}", where_at, who(f.access, f), in_kernel, f.where),
               "in this exercise the data stays on the device and kernels compute the result: a kernel that hands "
@@ -231,6 +238,7 @@ Verdict verdict_of(FindingKind kind) {
     case FindingKind::race:
     case FindingKind::order:
     case FindingKind::unsynchronized:  // the host races the stream
+    case FindingKind::stream_order:    // two streams race each other
       return Verdict::data_race;
     case FindingKind::uninitialized:
       return Verdict::uninitialized_read;
@@ -314,6 +322,7 @@ void judge_findings(const std::vector<Finding>& findings, const fs::path& module
       case FindingKind::shuffle_source:
         return 1;
       case FindingKind::race:
+      case FindingKind::stream_order:
         return 2;
       case FindingKind::uninitialized:
         return 3;

@@ -144,6 +144,7 @@ const Names<FindingKind> finding_names = {{FindingKind::out_of_bounds, "out_of_b
                                           {FindingKind::shuffle_source, "shuffle_source"},
                                           {FindingKind::order, "order"},
                                           {FindingKind::unsynchronized, "unsynchronized"},
+                                          {FindingKind::stream_order, "stream_order"},
                                           {FindingKind::host_memory, "host_memory"}};
 
 /// A text field of a finding: short, as the protocol allows.

@@ -412,10 +412,22 @@ void defer_cells(Region& r, bool written) {
   r.cells_pending.store(true, std::memory_order_release);  // cells_for decides whether there are any
 }
 
-/// The current stream operation touched the word at `a` of `r` (writing, or not) that operation
-/// `other` had written (`other_wrote`) or read, and nothing ordered the two. Called without the lock.
-void report_stream_order(const Region& r, std::uintptr_t a, unsigned size, bool write, std::uint32_t other,
-                         bool other_wrote) {
+/// The earlier operation that the current one, writing or not, conflicts with at `cell`: one that
+/// wrote the word, or, for a write, one that read it, with nothing ordering the two. 0: none.
+struct StreamConflict {
+  std::uint32_t other = 0;
+  bool other_wrote = false;
+};
+StreamConflict stream_conflict(const Cell& cell, bool write) {
+  if (unordered(cell.op_write)) return {cell.op_write, true};
+  if (write && unordered(cell.op_read)) return {cell.op_read, false};
+  return {};
+}
+
+/// The current stream operation touched the word at `a` of `r` (writing, or not) in conflict `k`.
+/// Called without the lock.
+void report_stream_order(const Region& r, std::uintptr_t a, unsigned size, bool write, StreamConflict k) {
+  const std::uint32_t other = k.other;
   StreamOps& o = stream_ops();
   if (o.reported || o.current < o.base || other < o.base) return;
   const std::size_t now = o.current - o.base;
@@ -428,7 +440,8 @@ void report_stream_order(const Region& r, std::uintptr_t a, unsigned size, bool 
   f.bytes = size;
   f.access.write = write;
   f.where = o.ops[now].first + (write ? " writes " : " reads ") + f.target + ", which " + o.ops[then].first +
-            (other_wrote ? " wrote" : " read") + ", and nothing orders the two: on a GPU they may run at the same time";
+            (k.other_wrote ? " wrote" : " read") +
+            ", and nothing orders the two: on a GPU they may run at the same time";
   report_host(std::move(f), o.ops[now].second, o.ops[then].second);
 }
 
@@ -475,10 +488,8 @@ void check_cells(Ctx& c, Region& r, std::uintptr_t a, unsigned size, bool write,
     }
     if (!r.shared && !r.local && stream_ops().current != 0) {
       // Between stream operations: a kernel against the copies and kernels of other streams.
-      if (unordered(cell.op_write)) {
-        report_stream_order(r, a, size, write, cell.op_write, true);
-      } else if (write && unordered(cell.op_read)) {
-        report_stream_order(r, a, size, write, cell.op_read, false);
+      if (const StreamConflict k = stream_conflict(cell, write); k.other != 0) {
+        report_stream_order(r, a, size, write, k);
       }
       if (write || c.atomic) cell.op_write = stream_ops().current;
       if (reads) cell.op_read = stream_ops().current;
@@ -709,8 +720,7 @@ void host_touched(const void* p, std::size_t bytes, bool write) {
   const std::uint32_t op = stream_ops().current;
   const Region* conflict_region = nullptr;
   std::uintptr_t conflict_at = 0;
-  std::uint32_t other = 0;
-  bool other_wrote = false;
+  StreamConflict conflict;
   {
     Global& g = global();
     std::lock_guard lock(g.mutex);
@@ -722,14 +732,9 @@ void host_touched(const void* p, std::size_t bytes, bool write) {
     const std::uintptr_t hi = std::min(a + bytes, r->end);
     for (std::uintptr_t w = (lo - r->begin) / kWord; lo < hi && w <= (hi - 1 - r->begin) / kWord; ++w) {
       Cell& cell = r->cells[w];
-      if (other == 0 && op != 0) {
-        if (unordered(cell.op_write)) {
-          other = cell.op_write;
-          other_wrote = true;
-        } else if (write && unordered(cell.op_read)) {
-          other = cell.op_read;
-        }
-        if (other != 0) {
+      if (conflict.other == 0 && op != 0) {
+        conflict = stream_conflict(cell, write);
+        if (conflict.other != 0) {
           conflict_region = r;
           conflict_at = r->begin + w * kWord;
         }
@@ -743,7 +748,9 @@ void host_touched(const void* p, std::size_t bytes, bool write) {
     }
   }
   // Regions are released only by cudaFree, which the host cannot call during this copy.
-  if (other != 0) report_stream_order(*conflict_region, conflict_at, kWord, write, other, other_wrote);
+  if (conflict.other != 0) {
+    report_stream_order(*conflict_region, conflict_at, kWord, write, conflict);
+  }
 }
 
 }  // namespace

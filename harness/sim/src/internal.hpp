@@ -36,8 +36,8 @@ bool device_accessible(const void* p);
 /// Ends the calling CUDA thread's kernel with `error` (sticky), as a GPU ends a kernel that makes a
 /// misaligned access: the block stops, the launch fails with `what`. No-op outside a kernel.
 void fault_in_kernel(cudaError_t error, const std::string& what);
-/// With the checks on: a copy, memset or launch `what` is about to run on `stream`; the checks
-/// learn which earlier operations are ordered before it (stream order, events, host waits).
+/// A copy, memset or launch `what` is about to run on `stream` (called with the checks on only);
+/// the checks learn which earlier operations are ordered before it (stream order, events, host waits).
 void begin_stream_op(cudaStream_t stream, std::string what);
 /// The operation begun last has run.
 void end_stream_op();

@@ -180,14 +180,22 @@ void merge(StreamClock& into, const StreamClock& from) {
 
 /// An operation on `st`. The legacy default stream waits for all earlier work of blocking streams,
 /// and blocking streams wait for its earlier work.
-void enqueue(State& s, CUstream_st* st, std::string what, std::uintptr_t pc) {
+/// The clock of the next operation on `st`, but for its own entry: the stream's last clock and the
+/// legacy stream's implicit waits.
+StreamClock next_clock(const State& s, const CUstream_st* st) {
+  StreamClock c = st->clock;
   if (st == &s.legacy) {
-    for (CUstream_st* other : s.tracked) {
-      if (other != st && blocking(other)) merge(st->clock, other->clock);
+    for (const CUstream_st* other : s.tracked) {
+      if (other != st && blocking(other)) merge(c, other->clock);
     }
   } else if (blocking(st)) {
-    merge(st->clock, s.legacy.clock);
+    merge(c, s.legacy.clock);
   }
+  return c;
+}
+
+void enqueue(State& s, CUstream_st* st, std::string what, std::uintptr_t pc) {
+  st->clock = next_clock(s, st);
   st->clock[st] = ++st->seq;
   s.tracked.insert(st);
   if (st != &s.legacy && st->pending.size() < 4096) st->pending.push_back({st->seq, std::move(what), pc});
@@ -405,11 +413,13 @@ cudaError_t copy(const char* api, void* dst, const void* src, std::size_t count,
     call.cause = std::move(overrun);
     return failed(cudaErrorInvalidValue, std::move(call));
   }
-  if (record) begin_stream_op(stream, std::string(api) + " (" + kind_name(kind) + ")");
+  // The rows of a 2D copy (not `record`ed) are not ordered against other streams.
+  const bool ordered_op = checks::active && record;
+  if (ordered_op) begin_stream_op(stream, std::string(api) + " (" + kind_name(kind) + ")");
   if (checks::active && src_allocated) checks::host_read(src, count);
   std::memmove(dst, src, count);
   if (checks::active) checks::host_wrote(dst, count);
-  if (record) end_stream_op();
+  if (ordered_op) end_stream_op();
   if (record) {
     records::record_copy(api, static_cast<int>(kind), dst, src, count, stream);
     // cudaMemcpy returns when the copy is done (but for device to device), and it waits on the
@@ -436,10 +446,12 @@ cudaError_t fill(const char* api, void* ptr, int value, std::size_t count, cudaS
     return failed(cudaErrorInvalidValue,
                   records::explain_failed_memset(api, ptr, value, count, cudaGetErrorName(cudaErrorInvalidValue)));
   }
-  begin_stream_op(stream, api);
+  if (checks::active) begin_stream_op(stream, api);
   std::memset(ptr, value, count);
-  if (checks::active) checks::host_wrote(ptr, count);
-  end_stream_op();
+  if (checks::active) {
+    checks::host_wrote(ptr, count);
+    end_stream_op();
+  }
   stream_work(stream, std::string(api) + " of " + std::to_string(count) + " bytes", false);
   return cudaSuccess;
 }
@@ -511,9 +523,8 @@ bool device_accessible(const void* p) {
 }
 
 /// The checks' view of an operation about to run on `stream` (a copy, a memset, a launch): its id,
-/// and which of the operations before it are ordered before it, computed as enqueue will order it.
+/// and which of the operations before it are ordered before it, as enqueue will order it.
 void begin_stream_op(cudaStream_t stream, std::string what) {
-  if (!checks::active) return;
   State& s = state();
   std::vector<std::uint8_t> ordered;
   std::uint32_t id = 0;
@@ -521,14 +532,7 @@ void begin_stream_op(cudaStream_t stream, std::string what) {
   {
     std::lock_guard lock(s.mutex);
     CUstream_st* st = stream_state(s, stream);
-    StreamClock c = st->clock;
-    if (st == &s.legacy) {
-      for (CUstream_st* other : s.tracked) {
-        if (other != st && blocking(other)) merge(c, other->clock);
-      }
-    } else if (blocking(st)) {
-      merge(c, s.legacy.clock);
-    }
+    const StreamClock c = next_clock(s, st);
     constexpr std::size_t kMaxOps = 4096;  // beyond this many since the last full wait, order is not checked
     if (s.ops.size() >= kMaxOps) return;
     ordered.reserve(s.ops.size());
@@ -545,9 +549,7 @@ void begin_stream_op(cudaStream_t stream, std::string what) {
   checks::stream_op_began(id, base, std::move(ordered), std::move(what), submission_pc());
 }
 
-void end_stream_op() {
-  if (checks::active) checks::stream_op_ended();
-}
+void end_stream_op() { checks::stream_op_ended(); }
 
 void record_launch(const cudalab_sim_launch_desc& d, std::size_t static_shared) {
   stream_work(d.stream, std::string("kernel '") + d.name + "'", false);
